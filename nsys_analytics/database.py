@@ -1,0 +1,41 @@
+"""DuckDB connections with the SQLite reader loaded from its installed wheel (never downloaded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from .errors import ProfileError
+
+
+def _sqlite_extension_path() -> Path:
+    import duckdb_extension_sqlite_scanner as pkg
+
+    found = sorted(Path(pkg.__file__).parent.glob(f"extensions/v{duckdb.__version__}/*.duckdb_extension"))
+    if not found:
+        raise ProfileError(
+            f"the installed duckdb-extension-sqlite-scanner does not match duckdb {duckdb.__version__}; "
+            "reinstall nsys-analytics (pip install -e .)"
+        )
+    return found[0]
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB that can read SQLite files and will not fetch anything from the network."""
+    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    con.execute(f"LOAD '{_sqlite_extension_path()}'")
+    return con
+
+
+def attach_sqlite(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
+    """Attach an SQLite file read-only under `alias`."""
+    con.execute(f"ATTACH {_quote(str(path))} AS {_ident(alias)} (TYPE sqlite, READ_ONLY)")
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,34 @@
+"""One error hierarchy. The CLI prints `Error: <message>` and exits with the class's exit code."""
+
+from __future__ import annotations
+
+# Exit codes, documented in the README.
+EXIT_OK = 0
+EXIT_DATA_ERROR = 1
+EXIT_USAGE_ERROR = 2
+
+
+class NsysAnalyticsError(Exception):
+    """Base class: a problem the user can fix; the message says how."""
+
+    exit_code = EXIT_DATA_ERROR
+
+
+class ProfileError(NsysAnalyticsError):
+    """The input file cannot be read as a profile (missing, wrong kind, truncated, ...)."""
+
+
+class MissingDataError(NsysAnalyticsError):
+    """The profile lacks the data a report needs (e.g. no kernels, no NVTX)."""
+
+
+class QueryError(NsysAnalyticsError):
+    """A user-supplied SQL query or parameter is invalid."""
+
+    exit_code = EXIT_USAGE_ERROR
+
+
+class UsageError(NsysAnalyticsError):
+    """Options that contradict each other or name something that does not exist."""
+
+    exit_code = EXIT_USAGE_ERROR

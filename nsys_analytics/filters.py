@@ -1,0 +1,45 @@
+"""The filters that kernel reports share (device, stream, pid, time window, name regex)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from .errors import UsageError
+
+NAME_KINDS = ("demangled", "short", "mangled")
+_UNITS_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*(ns|us|ms|s)?\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class KernelFilter:
+    """Which kernels a report covers. None means no filter; times are ns on the profile's clock."""
+
+    name_kind: str = "demangled"
+    device: int | None = None
+    stream: int | None = None
+    pid: int | None = None
+    start_ns: int | None = None
+    end_ns: int | None = None
+    match: str | None = None
+
+    def __post_init__(self):
+        if self.name_kind not in NAME_KINDS:
+            raise UsageError(f"name kind {self.name_kind!r}: choose one of {', '.join(NAME_KINDS)}")
+        if self.match is not None:
+            try:
+                re.compile(self.match)
+            except re.error as e:
+                raise UsageError(f"--match {self.match!r} is not a valid regular expression ({e})") from e
+
+    def params(self) -> dict:
+        return asdict(self)
+
+
+def parse_time_ns(text: str) -> int:
+    """'1.5s', '200ms', '30us', '1000ns' or a plain number of seconds -> nanoseconds."""
+    m = _TIME.match(text)
+    if not m:
+        raise UsageError(f"time {text!r}: write a number with a unit, e.g. 1.5s, 200ms, 30us, 1000ns")
+    return round(float(m.group(1)) * _UNITS_NS[(m.group(2) or "s").lower()])

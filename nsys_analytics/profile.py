@@ -1,0 +1,144 @@
+"""`Profile`: one nsys export opened read-only and exposed as the normalized schema in DuckDB."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from . import database, source, sql_files
+from .errors import ProfileError, QueryError, UsageError
+from .raw_schema import RAW_TABLES
+from .result import Result
+
+# Creation order: a view is created after the views it reads.
+VIEWS = (
+    "strings", "threads", "processes", "_launch_threads", "kernels", "cuda_api", "nvtx_events",
+    "memcpy", "memset", "syncs", "devices", "session",
+)
+# Table macros: parametrized views shared by several reports.
+MACROS = {
+    "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex"),
+}
+PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
+_ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Profile:
+    """An nsys profile opened read-only. Query the normalized views with `sql()` / `df()`.
+
+    >>> p = nsys_analytics.open("run.sqlite")
+    >>> p.df("SELECT name, sum(duration_ns) FROM kernels GROUP BY name")
+    """
+
+    def __init__(self, path: str | Path, con: duckdb.DuckDBPyConnection | None = None, alias: str = "main"):
+        self.path = Path(path)
+        self.sqlite_path = source.resolve(self.path)
+        self.alias = alias
+        self.con = con if con is not None else database.connect()
+        self.raw_columns = _raw_columns(self.sqlite_path)
+        self._build(alias)
+
+    # -- construction -------------------------------------------------------------------------
+    def _build(self, alias: str) -> None:
+        catalog = "memory" if alias == "main" else alias
+        raw = "raw" if alias == "main" else f"{alias}_raw"
+        if alias != "main":
+            self.con.execute(f'ATTACH \':memory:\' AS "{alias}"')
+        try:
+            database.attach_sqlite(self.con, self.sqlite_path, raw)
+        except duckdb.Error as e:
+            raise ProfileError(f"{self.sqlite_path}: cannot be read ({_first_line(e)}); re-export it") from e
+        self.con.execute(f'CREATE SCHEMA "{catalog}".compat')
+        for table, columns in RAW_TABLES.items():
+            self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {self._compat_select(raw, table, columns)}')
+        for view in VIEWS:
+            self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {sql_files.read("views", view).text}')
+        for macro, args in MACROS.items():
+            body = sql_files.read("macros", macro).text
+            self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS TABLE {body}')
+
+    def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
+        present = self.raw_columns.get(table)
+        cols = []
+        for name, sql_type in columns.items():
+            expr = f'"{name}"' if present is not None and name in present else "NULL"
+            cols.append(f'CAST({expr} AS {sql_type}) AS "{name}"')
+        body = ", ".join(cols)
+        if present is None:
+            return f"SELECT {body} WHERE false"
+        return f'SELECT {body} FROM "{raw}"."{table}"'
+
+    # -- queries ------------------------------------------------------------------------------
+    def sql(self, query: str, params: dict[str, Any] | None = None) -> Result:
+        """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows."""
+        try:
+            cur = self.con.execute(query, params or {})
+        except duckdb.Error as e:
+            raise QueryError(f"SQL error: {_first_line(e)}") from e
+        if cur.description is None:
+            return Result([], [])
+        return Result([d[0] for d in cur.description], cur.fetchall())
+
+    def df(self, query: str, params: dict[str, Any] | None = None):
+        """Like `sql()`, as a pandas DataFrame."""
+        return self.sql(query, params).to_pandas()
+
+    def run_file(self, folder: str, name: str, params: dict[str, Any] | None = None) -> Result:
+        """Run one of the shipped queries in sql/<folder>/<name>.sql with `$name` parameters."""
+        return self.sql(sql_files.read(folder, name).text, params)
+
+    def kernel_summary(self, by_launch: bool = False, limit: int | None = None, **filters):
+        """Top kernels, = `nsys stats --report cuda_gpu_kern_sum` (`by_launch`: `cuda_gpu_kern_gb_sum`).
+
+        Filters: name_kind ('demangled'|'short'|'mangled'), device, stream, pid, start_ns, end_ns, match.
+        """
+        from .filters import KernelFilter
+        from .reports.kernel_summary import kernel_summary
+
+        return kernel_summary(self, KernelFilter(**filters), by_launch, limit).to_pandas()
+
+    def has_table(self, raw_table: str) -> bool:
+        return raw_table in self.raw_columns
+
+    def attach(self, path: str | Path, alias: str) -> "Profile":
+        """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`)."""
+        if not _ALIAS.match(alias) or alias in ("main", "raw", "compat", "memory", "system", "temp"):
+            raise UsageError(f"alias {alias!r}: use letters, digits and _ and not a reserved name")
+        return Profile(path, con=self.con, alias=alias)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Profile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Profile({str(self.path)!r})"
+
+
+def _raw_columns(path: Path) -> dict[str, set[str]]:
+    """{raw table: its columns} for the tables the compat layer reads, read once with sqlite3."""
+    con = source.connect_readonly(path)
+    try:
+        present = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {
+            t: {row[1] for row in con.execute(f'PRAGMA table_info("{t}")')}
+            for t in RAW_TABLES if t in present
+        }
+    finally:
+        con.close()
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def open(path: str | Path) -> Profile:  # noqa: A001 - mirrors the builtin, as users expect
+    """Open an nsys export (.sqlite) or report (.nsys-rep, exported once with the nsys CLI)."""
+    return Profile(path)

@@ -1,0 +1,56 @@
+"""The raw nsys tables and columns the normalized views read, with their types.
+
+nsys adds, renames and drops columns between versions and exports a table only when it has rows.
+`compat.<TABLE>` views (built from this list) always have every column listed here: a column the file
+lacks is NULL, a table the file lacks is empty. The views in sql/views read only compat.* tables, so
+version differences live here alone.
+"""
+
+from __future__ import annotations
+
+I, T, F = "BIGINT", "VARCHAR", "DOUBLE"
+
+_EVENT = {"start": I, "end": I, "deviceId": I, "contextId": I, "streamId": I, "correlationId": I, "globalPid": I}
+
+RAW_TABLES: dict[str, dict[str, str]] = {
+    "StringIds": {"id": I, "value": T},
+    "CUPTI_ACTIVITY_KIND_KERNEL": {
+        **_EVENT,
+        "demangledName": I, "shortName": I, "mangledName": I, "launchType": I, "registersPerThread": I,
+        "gridX": I, "gridY": I, "gridZ": I, "blockX": I, "blockY": I, "blockZ": I,
+        "staticSharedMemory": I, "dynamicSharedMemory": I, "localMemoryTotal": I,
+        "graphNodeId": I, "graphId": I,
+    },
+    "CUPTI_ACTIVITY_KIND_RUNTIME": {
+        "start": I, "end": I, "globalTid": I, "correlationId": I, "nameId": I, "returnValue": I,
+    },
+    "CUPTI_ACTIVITY_KIND_DRIVER": {
+        "start": I, "end": I, "globalTid": I, "correlationId": I, "nameId": I, "returnValue": I,
+    },
+    "CUPTI_ACTIVITY_KIND_MEMCPY": {
+        **_EVENT, "bytes": I, "copyKind": I, "srcKind": I, "dstKind": I, "graphNodeId": I,
+    },
+    "CUPTI_ACTIVITY_KIND_MEMSET": {**_EVENT, "bytes": I, "value": I, "memKind": I, "graphNodeId": I},
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": {**_EVENT, "syncType": I, "eventId": I},
+    "NVTX_EVENTS": {
+        "start": I, "end": I, "eventType": I, "rangeId": I, "category": I, "color": I, "text": T,
+        "globalTid": I, "endGlobalTid": I, "textId": I, "domainId": I,
+        "uint64Value": I, "int64Value": I, "doubleValue": F, "uint32Value": I, "int32Value": I,
+        "floatValue": F, "jsonText": T,
+    },
+    "ThreadNames": {"nameId": I, "priority": I, "globalTid": I},
+    "PROCESSES": {"globalPid": I, "pid": I, "name": T},
+    "TARGET_INFO_GPU": {
+        "id": I, "deviceId": I, "name": T, "busLocation": T, "totalMemory": I, "smCount": I,
+        "computeMajor": I, "computeMinor": I, "memoryBandwidth": I, "clockRate": I, "chipName": T,
+    },
+    "TARGET_INFO_CUDA_GPU": {
+        "deviceId": I, "name": T, "pciBusId": T, "globalMemorySize": I, "numMultiprocessors": I,
+        "computeCapabilityMajor": I, "computeCapabilityMinor": I, "globalMemoryBandwidth": I,
+        "coreClockRate": I,
+    },
+    "META_DATA_EXPORT": {"name": T, "value": T},
+    "EXPORT_META_DATA": {"name": T, "value": T},
+    "ANALYSIS_DETAILS": {"duration": I, "startTime": I, "stopTime": I},
+    "TARGET_INFO_SESSION_START_TIME": {"utcEpochNs": I},
+}

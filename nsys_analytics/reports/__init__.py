@@ -1,0 +1,1 @@
+"""Report builders: run a query from sql/reports, shape the result; no printing."""

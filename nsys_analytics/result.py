@@ -1,0 +1,30 @@
+"""`Result`: the columns and rows of a query, cheap to build; pandas only when asked for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Result:
+    columns: list[str]
+    rows: list[tuple]
+    notes: list[str] = field(default_factory=list)  # lines printed under a table (e.g. what % is of)
+    headers: list[str] | None = None  # display headers (e.g. nsys' "Total Time (ns)"); columns if None
+
+    @property
+    def display_headers(self) -> list[str]:
+        return self.headers or self.columns
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.rows, columns=self.columns)
+
+    def column(self, name: str) -> list[Any]:
+        i = self.columns.index(name)
+        return [r[i] for r in self.rows]
+
+    def __len__(self) -> int:
+        return len(self.rows)

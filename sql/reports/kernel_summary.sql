@@ -1,0 +1,33 @@
+-- kernel_summary: time per kernel name, = `nsys stats --report cuda_gpu_kern_sum` (Nsight Systems 2023+).
+-- Needs: kernels_in. Parameters: $name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match (see kernels_in),
+-- $limit (NULL = all rows). Unrounded; the report rounds as nsys does. Same order as nsys: total time descending, ties in
+-- the order of the name's string id.
+WITH summary AS (
+    SELECT
+        group_name_id,
+        any_value(group_name) AS name,
+        sum(duration_ns) AS total,
+        count(*) AS num,
+        sum(duration_ns) / count(*) AS avg,
+        median(duration_ns) AS med,
+        min(duration_ns) AS min,
+        max(duration_ns) AS max,
+        -- sample variance from exact integer sums: one rounding, whatever the row order
+        (count(*) * sum(duration_ns::HUGEINT * duration_ns) - sum(duration_ns::HUGEINT) ** 2)
+            / nullif(count(*) * (count(*) - 1), 0) AS variance
+    FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match)
+    GROUP BY group_name_id
+)
+SELECT
+    total::DOUBLE * 100.0::DOUBLE / (sum(total) OVER ())::DOUBLE AS time_pct, -- share of the listed kernels' total time (%)
+    total AS total_time_ns,                    -- summed GPU time of all instances
+    num AS instances,                          -- number of executions
+    avg AS avg_ns,                             -- mean duration
+    med AS med_ns,                             -- median duration
+    min AS min_ns,                             -- shortest execution
+    max AS max_ns,                             -- longest execution
+    coalesce(sqrt(variance), 0) AS stddev_ns, -- sample standard deviation (0 for one instance)
+    name                                       -- kernel name (demangled, short or mangled)
+FROM summary
+ORDER BY total DESC, group_name_id
+LIMIT coalesce($limit, 9223372036854775807)

@@ -1,0 +1,36 @@
+-- kernel_summary_by_launch: time per kernel name and launch configuration,
+-- = `nsys stats --report cuda_gpu_kern_gb_sum` (2022.4: `gpukernsum`).
+-- Needs: kernels_in. Parameters as kernel_summary.
+WITH summary AS (
+    SELECT
+        group_name_id,
+        any_value(group_name) AS name,
+        printf('%4d %4d %4d', grid_x, grid_y, grid_z) AS grid,
+        printf('%4d %4d %4d', block_x, block_y, block_z) AS block,
+        sum(duration_ns) AS total,
+        count(*) AS num,
+        sum(duration_ns) / count(*) AS avg,
+        median(duration_ns) AS med,
+        min(duration_ns) AS min,
+        max(duration_ns) AS max,
+        -- sample variance from exact integer sums: one rounding, whatever the row order
+        (count(*) * sum(duration_ns::HUGEINT * duration_ns) - sum(duration_ns::HUGEINT) ** 2)
+            / nullif(count(*) * (count(*) - 1), 0) AS variance
+    FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match)
+    GROUP BY group_name_id, grid, block
+)
+SELECT
+    total::DOUBLE * 100.0::DOUBLE / (sum(total) OVER ())::DOUBLE AS time_pct, -- share of the listed kernels' total time (%)
+    total AS total_time_ns,                    -- summed GPU time of all instances
+    num AS instances,                          -- number of executions
+    avg AS avg_ns,                             -- mean duration
+    med AS med_ns,                             -- median duration
+    min AS min_ns,                             -- shortest execution
+    max AS max_ns,                             -- longest execution
+    coalesce(sqrt(variance), 0) AS stddev_ns, -- sample standard deviation (0 for one instance)
+    grid AS grid_xyz,                          -- grid dimensions, as nsys prints them
+    block AS block_xyz,                        -- block dimensions, as nsys prints them
+    name                                       -- kernel name
+FROM summary
+ORDER BY total DESC, group_name_id, grid, block
+LIMIT coalesce($limit, 9223372036854775807)
