@@ -15,7 +15,7 @@ from .result import Result
 
 # Creation order: a view is created after the views it reads.
 VIEWS = (
-    "strings", "threads", "processes", "_launch_threads", "kernels", "cuda_api", "nvtx_events",
+    "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "cuda_api", "nvtx_events",
     "memcpy", "memset", "syncs", "devices", "session",
 )
 # Table macros: parametrized views shared by several reports.
@@ -88,7 +88,7 @@ class Profile:
 
     def run_file(self, folder: str, name: str, params: dict[str, Any] | None = None) -> Result:
         """Run one of the shipped queries in sql/<folder>/<name>.sql with `$name` parameters."""
-        return self.sql(sql_files.read(folder, name).text, params)
+        return self.sql(sql_files.inline_params(sql_files.read(folder, name).text, params or {}))
 
     def kernel_summary(self, by_launch: bool = False, limit: int | None = None, **filters):
         """Top kernels, = `nsys stats --report cuda_gpu_kern_sum` (`by_launch`: `cuda_gpu_kern_gb_sum`).

@@ -22,6 +22,9 @@ class Result:
 
         return pd.DataFrame.from_records(self.rows, columns=self.columns)
 
+    def to_records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row)) for row in self.rows]
+
     def column(self, name: str) -> list[Any]:
         i = self.columns.index(name)
         return [r[i] for r in self.rows]

@@ -56,3 +56,38 @@ def read(folder: str, name: str) -> SqlFile:
 def names(folder: str) -> list[str]:
     root = resources.files("nsys_analytics.sql") / folder
     return sorted(p.name[:-4] for p in root.iterdir() if p.name.endswith(".sql"))
+
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def inline_params(text: str, params: dict) -> str:
+    """Replace `$name` with the value as a SQL literal.
+
+    Used for the shipped queries instead of DuckDB's parameter binding, whose first use imports pandas
+    (a quarter of a second, more than the query itself on a million kernels). Only None, bool, int,
+    finite float and str are accepted; strings are quoted by doubling quotes, so no value can end the
+    literal. User-written SQL (`nsys-analytics sql -p`) keeps DuckDB's binding.
+    """
+
+    def literal(m: re.Match) -> str:
+        name = m.group(1)
+        if name not in params:
+            raise KeyError(f"query parameter ${name} has no value")
+        return sql_literal(params[name])
+
+    return _PARAM.sub(literal, text)
+
+
+def sql_literal(value) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        return repr(float(value))
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise TypeError(f"cannot use {type(value).__name__} as a query parameter")

@@ -1,0 +1,39 @@
+"""`nsys-analytics info`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .. import open as open_profile
+from ..reports.info import info_rows, info_text, profile_info
+from ..result import Result
+from .options import PROFILE_ARG, emit, output_options
+
+
+@click.command("info")
+@PROFILE_ARG
+@output_options
+def command(profile, fmt, output):
+    """What a profile holds: nsys version, capture, GPUs, processes, row counts, and what is missing.
+
+    \b
+    Examples:
+      nsys-analytics info run.sqlite
+      nsys-analytics info run.nsys-rep --format json
+    """
+    with open_profile(profile) as p:
+        info = profile_info(p)
+    if fmt == "table":
+        text = info_text(info)
+    elif fmt == "json":
+        text = json.dumps(info, indent=2, default=str) + "\n"
+    else:
+        columns, rows = info_rows(info)
+        emit(Result(columns, rows), fmt, output)
+        return
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)

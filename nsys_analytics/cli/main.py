@@ -1,0 +1,75 @@
+"""Entry point: the command group, --debug, and the one place where errors become exit codes."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import EXIT_DATA_ERROR, NsysAnalyticsError
+
+EXIT_INTERNAL_ERROR = 3
+EXIT_INTERRUPTED = 130
+
+
+class ErrorHandlingGroup(click.Group):
+    """Turns library errors into `Error: …` and a documented exit code; --debug shows the traceback."""
+
+    def invoke(self, ctx: click.Context):
+        debug = ctx.params.get("debug") or "--debug" in sys.argv
+        try:
+            return super().invoke(ctx)
+        except NsysAnalyticsError as e:
+            if debug:
+                raise
+            click.secho(f"Error: {e}", fg="red", err=True)
+            ctx.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            sys.stderr.close()  # output piped into `head`: stop quietly
+            ctx.exit(0)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as e:  # a bug: still one line, with the way to learn more
+            if debug:
+                raise
+            click.secho(f"Error: internal error: {type(e).__name__}: {e} (re-run with --debug)", fg="red",
+                        err=True)
+            ctx.exit(EXIT_INTERNAL_ERROR)
+
+
+@click.group(cls=ErrorHandlingGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
+@click.version_option(package_name="nsys-analytics")
+def cli(debug: bool) -> None:
+    """Answers from NVIDIA Nsight Systems profiles (.sqlite exports, .nsys-rep reports).
+
+    \b
+    Examples:
+      nsys-analytics info run.sqlite
+      nsys-analytics kernels run.sqlite --limit 10
+      nsys-analytics sql run.sqlite "SELECT name, count(*) FROM kernels GROUP BY name"
+      nsys-analytics schema kernels
+
+    Exit codes: 0 success, 1 bad or incomplete profile, 2 usage error, 3 internal error.
+    """
+
+
+def _register() -> None:
+    from . import info_cmd, kernels_cmd, schema_cmd, sql_cmd
+
+    for module in (kernels_cmd, sql_cmd, info_cmd, schema_cmd):
+        cli.add_command(module.command)
+
+
+_register()
+
+
+def main() -> None:
+    try:
+        cli(prog_name="nsys-analytics")
+    except NsysAnalyticsError as e:  # raised while parsing options (e.g. a bad --start)
+        click.secho(f"Error: {e}", fg="red", err=True)
+        sys.exit(e.exit_code if e.exit_code else EXIT_DATA_ERROR)

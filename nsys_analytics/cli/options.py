@@ -1,0 +1,57 @@
+"""Options shared by several commands, defined once."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import click
+
+from ..filters import NAME_KINDS, KernelFilter, parse_time_ns
+from ..render import FORMATS, render
+
+PROFILE_ARG = click.argument("profile", type=click.Path(path_type=Path))
+
+
+def output_options(f):
+    """--format and -o/--output."""
+    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write to FILE instead of standard output.")(f)
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                        help="Output format.")(f)
+
+
+def emit(result, fmt: str, output: Path | None) -> None:
+    """Render a Result and write it to stdout or to the file named by -o."""
+    text = render(result, fmt)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        click.echo(f"wrote {len(result.rows)} rows to {output}", err=True)
+
+
+def kernel_filter_options(f):
+    """--name, --device, --stream, --pid, --start, --end, --match -> a `kernel_filter` argument."""
+    options = [
+        click.option("--name", "name_kind", type=click.Choice(NAME_KINDS), default="demangled", show_default=True,
+                     help="Kernel name: demangled (nsys' default), short (nsys :base) or mangled (nsys :mangled)."),
+        click.option("--device", type=int, help="Only kernels on this CUDA device id."),
+        click.option("--stream", type=int, help="Only kernels on this CUDA stream id."),
+        click.option("--pid", type=int, help="Only kernels of this process id."),
+        click.option("--start", help="Only kernels starting at or after this profile time (e.g. 1.5s, 200ms)."),
+        click.option("--end", help="Only kernels starting before this profile time (e.g. 2s)."),
+        click.option("--match", help="Only kernels whose name matches this regular expression."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+
+    @functools.wraps(f)
+    def wrapper(*args, name_kind, device, stream, pid, start, end, match, **kwargs):
+        kwargs["kernel_filter"] = KernelFilter(
+            name_kind=name_kind, device=device, stream=stream, pid=pid, match=match,
+            start_ns=parse_time_ns(start) if start else None, end_ns=parse_time_ns(end) if end else None,
+        )
+        return f(*args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,36 @@
+"""`nsys-analytics schema`."""
+
+from __future__ import annotations
+
+import click
+
+from .. import sql_files
+from ..errors import UsageError
+from ..profile import PUBLIC_VIEWS
+from ..result import Result
+from .options import emit, output_options
+
+
+@click.command("schema")
+@click.argument("view", required=False)
+@output_options
+def command(view, fmt, output):
+    """The normalized views and their columns, with what each column means.
+
+    \b
+    Examples:
+      nsys-analytics schema
+      nsys-analytics schema kernels
+      nsys-analytics schema nvtx_events --format markdown
+    """
+    if view is None:
+        rows = [(v, sql_files.read("views", v).summary) for v in PUBLIC_VIEWS]
+        result = Result(["view", "description"], rows)
+        result.notes.append("Raw nsys tables are reachable as raw.<TABLE>. Details: nsys-analytics schema VIEW")
+    else:
+        if view not in PUBLIC_VIEWS:
+            raise UsageError(f"no view {view!r}; the views are: {', '.join(PUBLIC_VIEWS)}")
+        sql = sql_files.read("views", view)
+        result = Result(["column", "description"], [(c.name, c.doc) for c in sql.columns])
+        result.notes.extend(sql.header)
+    emit(result, fmt, output)

@@ -1,0 +1,69 @@
+"""`nsys-analytics sql`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import open as open_profile
+from ..errors import UsageError
+from .options import PROFILE_ARG, emit, output_options
+
+
+@click.command("sql")
+@PROFILE_ARG
+@click.argument("query", required=False)
+@click.option("-f", "--file", "query_file", type=click.File("r"), help="Read the query from a file ('-' = stdin).")
+@click.option("-p", "--param", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
+              help="Bind $NAME in the query to VALUE (repeatable).")
+@click.option("-a", "--attach", "attachments", multiple=True, metavar="ALIAS=PROFILE",
+              help="Also open PROFILE; its views are ALIAS.kernels, ALIAS.nvtx_events, ... (repeatable).")
+@output_options
+def command(profile, query, query_file, params, attachments, fmt, output):
+    """Run SQL over the normalized views (see `nsys-analytics schema`).
+
+    The raw nsys tables stay reachable as raw.<TABLE> (e.g. raw.CUPTI_ACTIVITY_KIND_KERNEL).
+
+    \b
+    Examples:
+      nsys-analytics sql run.sqlite "SELECT name, sum(duration_ns) AS t FROM kernels GROUP BY 1 ORDER BY t DESC"
+      nsys-analytics sql run.sqlite "SELECT * FROM kernels WHERE duration_ns > \\$min" -p min 100000
+      nsys-analytics sql run.sqlite -f query.sql --format csv -o out.csv
+      echo "SELECT count(*) FROM nvtx_events" | nsys-analytics sql run.sqlite
+      nsys-analytics sql a.sqlite -a b=b.sqlite "SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM b.kernels)"
+    """
+    text = _query_text(query, query_file)
+    with open_profile(profile) as p:
+        for spec in attachments:
+            alias, sep, path = spec.partition("=")
+            if not sep or not alias or not path:
+                raise UsageError(f"--attach {spec!r}: write ALIAS=PROFILE, e.g. -a base=baseline.sqlite")
+            p.attach(path, alias)
+        emit(p.sql(text, {name: _typed(value) for name, value in params}), fmt, output)
+
+
+def _query_text(query: str | None, query_file) -> str:
+    if query and query_file:
+        raise UsageError("give the query as an argument or with -f, not both")
+    if query_file is not None:
+        text = query_file.read()
+    elif query not in (None, "-"):
+        text = query
+    elif not sys.stdin.isatty():
+        text = sys.stdin.read()
+    else:
+        raise UsageError("no query: pass it as an argument, with -f FILE, or on standard input")
+    if not text.strip():
+        raise UsageError("the query is empty")
+    return text
+
+
+def _typed(value: str):
+    """'42' -> 42, '1.5' -> 1.5, anything else stays a string."""
+    for convert in (int, float):
+        try:
+            return convert(value)
+        except ValueError:
+            pass
+    return value

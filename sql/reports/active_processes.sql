@@ -1,0 +1,18 @@
+-- active_processes: the processes that ran CUDA work or NVTX ranges, with their names and activity.
+-- Needs: kernels, cuda_api, nvtx_events, processes, threads.
+WITH activity AS (
+    SELECT pid, 1 AS kernels, 0 AS calls, 0 AS ranges FROM kernels
+    UNION ALL SELECT pid, 0, 1, 0 FROM cuda_api
+    UNION ALL SELECT pid, 0, 0, 1 FROM nvtx_events
+)
+SELECT
+    a.pid,                                     -- process id
+    coalesce(any_value(p.name), any_value(t.name)) AS name, -- process name (or its main thread's)
+    sum(a.kernels) AS kernels,                 -- kernels it launched
+    sum(a.calls) AS cuda_api_calls,            -- CUDA API calls it made
+    sum(a.ranges) AS nvtx_events               -- NVTX ranges and marks it recorded
+FROM activity AS a
+LEFT JOIN processes AS p ON p.pid = a.pid
+LEFT JOIN threads AS t ON t.pid = a.pid AND t.tid = a.pid
+GROUP BY a.pid
+ORDER BY a.pid

@@ -1,0 +1,61 @@
+"""Shared test fixtures: the project's own profiles and, opt-in, the reference exports in ../shared."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+PROFILES = FIXTURES / "profiles"
+ORACLE = FIXTURES / "oracle"
+SHARED = ROOT.parent / "shared" / "profiles"
+FIXTURE_NAMES = sorted(p.stem for p in PROFILES.glob("*.sqlite"))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--shared-profiles", action="store_true",
+                     help="also compare against the reference exports in ../shared/profiles")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--shared-profiles"):
+        return
+    skip = pytest.mark.skip(reason="needs --shared-profiles and ../shared/profiles")
+    for item in items:
+        if "shared" in item.keywords:
+            item.add_marker(skip)
+
+
+def shared_profiles() -> list[Path]:
+    """Reference exports with an oracle folder (empty when ../shared is absent)."""
+    return sorted(SHARED.glob("**/*.sqlite")) if SHARED.is_dir() else []
+
+
+def oracle_csv(profile: Path, report: str) -> Path:
+    """The nsys stats CSV of `report` for a profile: fixtures/oracle, shared oracle/, or shared_oracle."""
+    stem = profile.stem
+    if profile.parent == PROFILES:
+        candidates = [ORACLE / stem / f"{stem}_{report}.csv"]
+    else:
+        candidates = [
+            profile.parent / "oracle" / stem / f"{stem}_{report}.csv",
+            profile.parent / "oracle" / f"{stem}_{report}.csv",
+            FIXTURES / "shared_oracle" / stem / f"{stem}_{report}.csv",
+        ]
+    for c in candidates:
+        if c.exists():
+            return c
+    raise FileNotFoundError(f"no oracle {report} for {profile}")
+
+
+def read_csv(path: Path) -> list[list[str]]:
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+@pytest.fixture(scope="session")
+def fixture_path():
+    return lambda name: PROFILES / f"{name}.sqlite"
