@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ MACROS = {
     "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex"),
 }
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
+_DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -49,8 +51,11 @@ class Profile:
             self.con.execute(f'ATTACH \':memory:\' AS "{alias}"')
         try:
             database.attach_sqlite(self.con, self.sqlite_path, raw)
+            self._create_views(catalog, raw)
         except duckdb.Error as e:
             raise ProfileError(f"{self.sqlite_path}: cannot be read ({_first_line(e)}); re-export it") from e
+
+    def _create_views(self, catalog: str, raw: str) -> None:
         self.con.execute(f'CREATE SCHEMA "{catalog}".compat')
         for table, columns in RAW_TABLES.items():
             self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {self._compat_select(raw, table, columns)}')
@@ -76,11 +81,18 @@ class Profile:
         """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows."""
         try:
             cur = self.con.execute(query, params or {})
+            if cur.description is None:
+                return Result([], [])
+            return Result([d[0] for d in cur.description], cur.fetchall())
         except duckdb.Error as e:
-            raise QueryError(f"SQL error: {_first_line(e)}") from e
-        if cur.description is None:
-            return Result([], [])
-        return Result([d[0] for d in cur.description], cur.fetchall())
+            raise self._error(e) from e
+
+    def _error(self, e: Exception):
+        """A damaged file shows up only when a query reads it: blame the file, not the query."""
+        message = _first_line(e)
+        if any(s in message for s in _DAMAGE):
+            return ProfileError(f"{self.sqlite_path}: is corrupt ({message}); copy it again or re-export it")
+        return QueryError(f"SQL error: {message}")
 
     def df(self, query: str, params: dict[str, Any] | None = None):
         """Like `sql()`, as a pandas DataFrame."""
@@ -107,6 +119,9 @@ class Profile:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`)."""
         if not _ALIAS.match(alias) or alias in ("main", "raw", "compat", "memory", "system", "temp"):
             raise UsageError(f"alias {alias!r}: use letters, digits and _ and not a reserved name")
+        # DuckDB's common-subplan optimizer takes scans of two attached SQLite files with the same tables
+        # for the same scan (seen with DuckDB 1.5.5): every cross-profile query would read one file twice.
+        self.con.execute("SET disabled_optimizers = 'common_subplan'")
         return Profile(path, con=self.con, alias=alias)
 
     def close(self) -> None:
@@ -131,6 +146,8 @@ def _raw_columns(path: Path) -> dict[str, set[str]]:
             t: {row[1] for row in con.execute(f'PRAGMA table_info("{t}")')}
             for t in RAW_TABLES if t in present
         }
+    except sqlite3.DatabaseError as e:
+        raise ProfileError(f"{path}: is corrupt ({e}); copy it again or re-export it") from e
     finally:
         con.close()
 

@@ -47,6 +47,14 @@ class SqlFile:
 _COLUMN_LINE = re.compile(r"^    (?:[^\n]*?\bAS )?(?P<name>[a-z_][a-z0-9_]*),?[ \t]+--(?P<doc>[^\n]*)$", re.M)
 
 
+def view_columns(name: str) -> list[ColumnDoc]:
+    """Documented columns of a view, including those of the view it extends (`-- Extends: base`)."""
+    sql = read("views", name)
+    bases = [line.split(":", 1)[1].strip() for line in sql.header if line.startswith("Extends:")]
+    inherited = [c for base in bases for c in view_columns(base)]
+    return inherited + sql.columns
+
+
 @cache
 def read(folder: str, name: str) -> SqlFile:
     text = (resources.files("nsys_analytics.sql") / folder / f"{name}.sql").read_text()

@@ -31,6 +31,6 @@ def command(view, fmt, output):
         if view not in PUBLIC_VIEWS:
             raise UsageError(f"no view {view!r}; the views are: {', '.join(PUBLIC_VIEWS)}")
         sql = sql_files.read("views", view)
-        result = Result(["column", "description"], [(c.name, c.doc) for c in sql.columns])
-        result.notes.extend(sql.header)
+        result = Result(["column", "description"], [(c.name, c.doc) for c in sql_files.view_columns(view)])
+        result.notes.extend(line for line in sql.header if not line.startswith("Extends:"))
     emit(result, fmt, output)

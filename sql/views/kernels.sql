@@ -1,6 +1,7 @@
 -- kernels: one row per CUDA kernel execution on a GPU.
--- Needs: _kernel_rows, _launch_threads. Columns: those of _kernel_rows (see `nsys-analytics schema kernels`)
--- and launch_tid, from the CUDA API call with the same correlation id in the same process.
+-- Needs: _kernel_rows, _launch_threads. launch_tid comes from the CUDA API call with the same correlation id
+-- in the same process.
+-- Extends: _kernel_rows
 SELECT
     k.*,
     l.tid AS launch_tid                        -- thread whose API call launched it (NULL when not traced)

@@ -1,0 +1,41 @@
+# nsys-analytics: every target sets itself up (a virtual environment in .venv) on a fresh machine.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEMO := fixtures/profiles/gpt_train.sqlite
+
+.PHONY: setup demo test test-shared bench fixtures lint clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+## demo: the top kernels of a bundled real profile (an H200 training step)
+demo: setup
+	$(BIN)/nsys-analytics info $(DEMO)
+	@echo
+	$(BIN)/nsys-analytics kernels $(DEMO) --limit 10
+
+## test: install and run the test suite
+test: setup
+	$(BIN)/python -m pytest -q
+
+## test-shared: also compare with the reference profiles in ../shared/profiles
+test-shared: setup
+	$(BIN)/python -m pytest -q --shared-profiles
+
+## bench: speed and memory on a >= 1 M-kernel profile, beside nsys 2022.4 (installed if possible)
+bench: setup
+	-bash bench/install_nsys_2022.sh
+	$(BIN)/python bench/bench_kernels.py
+
+## fixtures: re-profile the workloads (needs a GPU machine with Nsight Systems; see fixtures/README.md)
+fixtures:
+	bash fixtures/regenerate.sh
+
+clean:
+	rm -rf $(VENV) bench-data .pytest_cache
