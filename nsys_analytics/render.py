@@ -9,7 +9,7 @@ import math
 import re
 
 FORMATS = ("table", "csv", "json", "markdown")
-NAME_WIDTH = 90  # long kernel names are shortened to this many characters, in the table format only
+NAME_WIDTH = 120  # long kernel names are shortened to this many characters, in the table format only
 
 
 def render(result, fmt: str = "table") -> str:
@@ -103,14 +103,13 @@ _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
 
 
 def shorten_name(name: str, width: int = NAME_WIDTH) -> str:
-    """Shorten a long C++ kernel name for a table: drop the argument list, then template arguments
-    from the innermost out, then cut the middle. `void f<a<b>, c>(int, float)` -> `void f<a<…>, c>(…)`."""
+    """Shorten a long C++ kernel name for a table: drop the argument list, then nested template
+    arguments, then cut the middle (the outer template arguments tell variants apart). `void f<a<b>, c>(int, float)` -> `void f<a<…>, c>(…)`."""
     if len(name) <= width:
         return name
     short = _ARGS.sub("(…)", name.replace("<unnamed>", "\0"))
-    for level in (2, 1):
-        if len(short) > width:
-            short = _collapse_templates(short, level)
+    if len(short) > width:
+        short = _collapse_templates(short, 2)
     short = short.replace("\0", "<unnamed>")
     if len(short) > width:
         keep = width - 1
