@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -30,6 +31,8 @@ def connect() -> duckdb.DuckDBPyConnection:
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
         "allow_unsigned_extensions": True,
+        # Spill large joins to the system's temp folder, not to `.tmp/` in the user's working directory.
+        "temp_directory": str(Path(tempfile.gettempdir()) / "nsys-analytics-duckdb"),
     })
     con.execute(f"LOAD '{_sqlite_extension_path()}'")
     return con
