@@ -9,7 +9,7 @@ import math
 import re
 
 FORMATS = ("table", "csv", "json", "markdown")
-NAME_WIDTH = 120  # long kernel names are shortened to this many characters, in the table format only
+NAME_WIDTH = 128  # long kernel names are shortened to this many characters, in the table format only
 
 
 def render(result, fmt: str = "table") -> str:
