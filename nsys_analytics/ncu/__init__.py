@@ -1,0 +1,1 @@
+"""Nsight Compute reports (`.ncu-rep`, or `ncu --csv --page raw` exports) in the same query layer."""

@@ -1,0 +1,10 @@
+-- metric_catalog: the metrics a report holds, with their base unit and how many results have each.
+-- Needs: ncu_metrics.
+SELECT
+    metric,                                    -- metric name
+    any_value(unit) AS unit,                   -- base unit ('' for counts)
+    count(*) AS results,                       -- results (kernels) that have it
+    bool_or(text IS NOT NULL) AS is_text       -- true for text metrics (names, enums)
+FROM ncu_metrics
+GROUP BY metric
+ORDER BY metric
