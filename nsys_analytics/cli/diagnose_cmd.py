@@ -1,0 +1,66 @@
+"""`nsys-analytics diagnose`."""
+
+from __future__ import annotations
+
+import click
+
+from .. import open as open_profile
+from ..diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
+from ..diagnose.findings import rank
+from ..diagnose.render import FORMATS, render_report
+from ..filters import parse_time_ns
+from .options import PROFILE_ARG
+
+EXIT_FINDINGS = 4
+
+
+@click.command("diagnose")
+@PROFILE_ARG
+@click.option("--rule", "rules", multiple=True, type=click.Choice(RULES),
+              help="Run only this rule (repeatable). Default: all.")
+@click.option("--start", help="Only what overlaps the time window from here (e.g. 2s, 150ms), like nsys' start=.")
+@click.option("--end", help="... up to here (e.g. 3s), like nsys' end=.")
+@click.option("--rows", type=int, default=50, show_default=True, help="Rows per nsys rule; -1 for all.")
+@click.option("--gap", "gap_ms", type=click.IntRange(min=0), default=500, show_default=True,
+              help="gpu_gaps: shortest gap reported (ms), like nsys' gap=.")
+@click.option("--threshold", "threshold_pct", type=click.IntRange(0, 100), default=50, show_default=True,
+              help="gpu_time_util: report chunks below this in-use %, like nsys' threshold=.")
+@click.option("--chunks", type=click.IntRange(1, 1000), default=30, show_default=True,
+              help="gpu_time_util and our rules: chunks per GPU span, like nsys' chunks=.")
+@click.option("--short-kernel", "short_kernel_us", type=float, default=10.0, show_default=True,
+              help="launch_bound: a kernel shorter than this many microseconds is short.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="Output format; csv gives the nsys rules' CSVs (use one --rule for nsys analyze's file).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
+@click.option("--fail-on", type=click.Choice(["warning", "error"]),
+              help=f"Exit with code {EXIT_FINDINGS} when a finding is this severe or worse (for CI).")
+def command(profile, rules, start, end, rows, gap_ms, threshold_pct, chunks, short_kernel_us, fmt, output,
+            fail_on):
+    """Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.
+
+    Runs nsys' expert rules (gpu_gaps, gpu_time_util, cuda_memcpy_async, cuda_memcpy_sync,
+    cuda_memset_sync, cuda_api_sync; same output as `nsys analyze`) and rules beyond them (launch_bound,
+    gpu_starved, copy_bottleneck, gpu_utilization). Findings come most GPU time at stake first; rules
+    whose data the profile lacks are SKIPPED with the nsys option that captures it.
+
+    \b
+    Examples:
+      nsys-analytics diagnose run.sqlite
+      nsys-analytics diagnose run.sqlite --rule gpu_gaps --gap 100 --format csv
+      nsys-analytics diagnose run.sqlite --start 2s --end 4s --format markdown
+      nsys-analytics diagnose run.sqlite --format json --fail-on error   # exit 4 on an error finding
+    """
+    window = Window(parse_time_ns(start) if start else 0, parse_time_ns(end) if end else Window.to_ns)
+    nsys_options = NsysOptions(None if rows < 0 else rows, gap_ms, threshold_pct, chunks)
+    thresholds = Thresholds(chunks=chunks, short_kernel_us=short_kernel_us)
+    with open_profile(profile) as p:
+        report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds)
+    text = render_report(report, fmt)
+    if output:
+        with open(output, "w") as f:
+            f.write(text)
+    else:
+        click.echo(text, nl=False)
+    worst = report.worst_severity()
+    if fail_on and worst and rank(worst) >= rank(fail_on):
+        raise click.exceptions.Exit(EXIT_FINDINGS)

@@ -1,0 +1,38 @@
+"""`Finding`: one diagnosed problem, with its severity, evidence, time windows and a one-line fix."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SEVERITIES = ("info", "warning", "error")
+
+
+@dataclass
+class Finding:
+    rule: str
+    severity: str  # one of SEVERITIES
+    summary: str  # one line: what happens, with the main figure
+    fix: str  # one line: what to do
+    at_stake_ns: int  # GPU time the problem costs or puts at risk; findings are ordered by it
+    windows: list[tuple[int, int]] = field(default_factory=list)  # [(start_ns, end_ns)] where it is worst
+    figures: dict[str, Any] = field(default_factory=dict)  # the numbers behind the finding
+    pid: int | None = None
+    device: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["windows"] = [{"start_ns": s, "end_ns": e} for s, e in self.windows]
+        return d
+
+
+def rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+def ms(ns: float) -> str:
+    return f"{ns / 1e6:,.1f} ms"
+
+
+def pct(part: float, whole: float) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0

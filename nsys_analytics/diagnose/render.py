@@ -1,0 +1,46 @@
+"""Text, markdown, JSON and CSV for a `DiagnoseReport` (no queries here)."""
+
+from __future__ import annotations
+
+import json
+
+from ..render import render
+from ..result import Result
+from .report import DiagnoseReport
+
+FORMATS = ("table", "markdown", "json", "csv")
+
+
+def render_report(report: DiagnoseReport, fmt: str) -> str:
+    """The whole report; `csv` gives the nsys rules' CSVs (nsys analyze's format) one after another."""
+    if fmt == "json":
+        return json.dumps(report.to_dict(), indent=2, default=str) + "\n"
+    if fmt == "csv":
+        return "".join(render(o.result, "csv") for o in report.outcomes if o.result is not None)
+    return _findings_text(report, fmt) + "".join(_outcome_text(o, fmt) for o in report.outcomes)
+
+
+def findings_result(report: DiagnoseReport) -> Result:
+    rows = [(f.severity, f.rule, round(f.at_stake_ns / 1e6, 1), _windows(f.windows), f.summary, f.fix)
+            for f in report.findings]
+    return Result(["severity", "rule", "at_stake_ms", "windows", "summary", "fix"], rows,
+                  headers=["Severity", "Rule", "At stake (ms)", "Worst windows (s)", "Finding", "Fix"])
+
+
+def _findings_text(report: DiagnoseReport, fmt: str) -> str:
+    title = "## Findings\n\n" if fmt == "markdown" else "Findings (most GPU time at stake first)\n\n"
+    body = render(findings_result(report), fmt) if report.findings else "No problem found.\n"
+    skipped = "".join(f"\n{line}\n" for line in report.skipped)
+    return title + body + skipped
+
+
+def _outcome_text(outcome, fmt: str) -> str:
+    if outcome.result is None:
+        return ""
+    head = f"{outcome.rule.name}: {outcome.rule.title}"
+    title = f"\n## {head}\n\n" if fmt == "markdown" else f"\n{head}\n\n"
+    return title + render(outcome.result, fmt)
+
+
+def _windows(windows: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{s / 1e9:.3f}-{e / 1e9:.3f}" for s, e in windows)

@@ -1,0 +1,19 @@
+-- _chunks: each process/device's GPU span (first start to last end of its GPU operations) cut into $chunks
+-- equal chunks, the time grid of the beyond-nsys rules; as a table macro diag_chunks(chunks).
+-- Needs: _diag.gpu_ops.
+SELECT
+    s.pid,                                          -- process
+    s.device,                                       -- CUDA device id
+    c.i AS chunk,                                   -- chunk number, from 0
+    s.start_ns + c.i * s.chunk_ns AS chunk_start_ns, -- chunk start (ns)
+    least(s.start_ns + (c.i + 1) * s.chunk_ns, s.end_ns) AS chunk_end_ns, -- chunk end (ns)
+    s.start_ns AS span_start_ns,                    -- first GPU operation start of the pid/device (ns)
+    s.chunk_ns                                      -- chunk length (ns)
+FROM (
+    SELECT pid, device, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
+           CAST(ceil((max(end_ns) - min(start_ns)) / chunks) AS BIGINT) AS chunk_ns
+    FROM _diag.gpu_ops
+    GROUP BY pid, device
+    HAVING max(end_ns) > min(start_ns)
+) AS s, range(0, chunks) AS c(i)
+WHERE s.start_ns + c.i * s.chunk_ns < s.end_ns

@@ -1,0 +1,33 @@
+-- launch_bound: per chunk of each process/device's GPU span, kernel time, the kernels shorter than $short_ns
+-- and the kernels that ran shorter than the CPU call that launched them (graph launches excluded: one call
+-- launches many kernels).
+-- Needs: _diag.gpu_ops, _diag.chunks(chunks), cuda_api.
+-- Params: $short_ns: a kernel shorter than this is short (ns); $chunks: number of chunks per span.
+WITH
+    launches AS (
+        SELECT correlation_id, pid, duration_ns FROM cuda_api
+        WHERE (name ILIKE 'cudaLaunch%' OR name ILIKE 'cuLaunch%') AND name NOT ILIKE '%graph%'
+    ),
+    k AS (
+        SELECT o.pid, o.device, o.start_ns, o.end_ns - o.start_ns AS duration_ns, l.duration_ns AS launch_ns
+        FROM _diag.gpu_ops AS o
+        LEFT JOIN launches AS l ON l.correlation_id = o.correlation_id AND l.pid = o.pid
+        WHERE o.op = 'kernel'
+    )
+SELECT
+    c.pid,                                                          -- process
+    c.device,                                                       -- CUDA device id
+    c.chunk_start_ns,                                               -- chunk start (ns)
+    c.chunk_end_ns,                                                 -- chunk end (ns)
+    count(*) AS kernels,                                            -- kernels starting in the chunk
+    sum(k.duration_ns) AS kernel_ns,                                -- their GPU time (ns)
+    count(*) FILTER (WHERE k.duration_ns < $short_ns) AS short_kernels, -- kernels shorter than $short_ns
+    coalesce(sum(k.duration_ns) FILTER (WHERE k.duration_ns < $short_ns), 0) AS short_kernel_ns, -- their time (ns)
+    count(k.launch_ns) AS launched,                                 -- kernels whose launch call is traced
+    count(*) FILTER (WHERE k.duration_ns < k.launch_ns) AS shorter_than_launch, -- kernels shorter than their launch call
+    coalesce(sum(k.launch_ns - k.duration_ns) FILTER (WHERE k.duration_ns < k.launch_ns), 0) AS launch_excess_ns -- launch time beyond their run time (ns)
+FROM k
+JOIN _diag.chunks($chunks) AS c
+  ON c.pid = k.pid AND c.device = k.device AND c.chunk = (k.start_ns - c.span_start_ns) // c.chunk_ns
+GROUP BY c.pid, c.device, c.chunk_start_ns, c.chunk_end_ns
+ORDER BY c.pid, c.device, c.chunk_start_ns

@@ -1,0 +1,132 @@
+"""The beyond-nsys rules on small profiles written by the tests: each fires where it should and not elsewhere."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import nsys_analytics
+from nsys_analytics.cli.main import cli
+from nsys_analytics.diagnose import diagnose
+
+PID = 100
+GLOBAL_PID = PID << 24
+US = 1_000
+STRINGS = {1: "kernel", 2: "cudaLaunchKernel_v7000", 3: "cudaMemcpyAsync_v3020"}
+
+
+def write_profile(path: Path, kernels: list[tuple], calls: list[tuple], copies: list[tuple] = ()) -> Path:
+    """kernels: (start, end, stream, corr); calls: (start, end, corr, name id); copies: (start, end, stream,
+    corr, copyKind, srcKind, dstKind)."""
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE StringIds (id INTEGER, value TEXT)")
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", STRINGS.items())
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, contextId INT, "
+                "streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT)")
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, ?, ?, ?, 1, 1)",
+                    [(s, e, st, c, GLOBAL_PID) for s, e, st, c in kernels])
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, globalTid INT, correlationId INT, "
+                "nameId INT)")
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, ?)",
+                    [(s, e, GLOBAL_PID + PID, c, n) for s, e, c, n in calls])
+    if copies:
+        con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, contextId INT, "
+                    "streamId INT, correlationId INT, globalPid INT, bytes INT, copyKind INT, srcKind INT, "
+                    "dstKind INT)")
+        con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, 0, 1, ?, ?, ?, 1000000, ?, ?, ?)",
+                        [(s, e, st, c, GLOBAL_PID, k, sk, dk) for s, e, st, c, k, sk, dk in copies])
+    con.commit()
+    con.close()
+    return path
+
+
+def loop(n: int, kernel_ns: int, launch_ns: int, period_ns: int, early_launch: bool = False):
+    """n kernels every period_ns; each launched by a call of launch_ns, just before it or all at time 1 us."""
+    kernels, calls = [], []
+    for i in range(n):
+        start = 1_000 * US + i * period_ns
+        call_start = US + i * (launch_ns + 10) if early_launch else start - launch_ns - 500
+        kernels.append((start, start + kernel_ns, 7, i + 1))
+        calls.append((call_start, call_start + launch_ns, i + 1, 2))
+    return kernels, calls
+
+
+def rules_fired(path: Path, rule: str) -> list:
+    with nsys_analytics.open(path) as p:
+        return diagnose(p, (rule,)).findings
+
+
+def test_launch_bound_fires_on_tiny_kernels(tmp_path):
+    kernels, calls = loop(300, kernel_ns=2 * US, launch_ns=5 * US, period_ns=6 * US)
+    [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "launch_bound")
+    assert finding.severity == "error"
+    assert finding.figures["shorter_than_launch"] == 300
+    assert finding.at_stake_ns == 300 * 3 * US
+
+
+def test_launch_bound_silent_on_long_kernels(tmp_path):
+    kernels, calls = loop(300, kernel_ns=200 * US, launch_ns=5 * US, period_ns=201 * US)
+    assert rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "launch_bound") == []
+
+
+def test_gpu_starved_fires_when_launches_come_late(tmp_path):
+    kernels, calls = loop(50, kernel_ns=100 * US, launch_ns=5 * US, period_ns=300 * US)
+    [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "gpu_starved")
+    assert finding.figures["starved_gaps"] == 49
+    assert finding.figures["starved_ns"] == 49 * 200 * US
+    assert finding.figures["pending_ns"] == 0
+
+
+def test_gpu_starved_silent_when_launches_are_queued(tmp_path):
+    kernels, calls = loop(50, kernel_ns=100 * US, launch_ns=5 * US, period_ns=300 * US, early_launch=True)
+    assert rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "gpu_starved") == []
+
+
+def test_copy_bottleneck_fires_on_pageable_copies_alone(tmp_path):
+    kernels, calls = loop(10, kernel_ns=100 * US, launch_ns=5 * US, period_ns=1000 * US)
+    copies = [(1_200 * US + i * 1000 * US, 1_700 * US + i * 1000 * US, 8, 1000 + i, 1, 0, 2) for i in range(9)]
+    calls += [(c[0] - 10 * US, c[0], c[3], 3) for c in copies]
+    [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls, copies), "copy_bottleneck")
+    assert finding.figures["overlap_ns"] == 0
+    assert finding.figures["pageable_ns"] == finding.figures["copy_ns"] == 9 * 500 * US
+
+
+def test_copy_bottleneck_silent_when_pinned_copies_overlap_kernels(tmp_path):
+    kernels, calls = loop(10, kernel_ns=900 * US, launch_ns=5 * US, period_ns=1000 * US)
+    copies = [(1_100 * US + i * 1000 * US, 1_600 * US + i * 1000 * US, 8, 1000 + i, 1, 1, 2) for i in range(9)]
+    calls += [(c[0] - 10 * US, c[0], c[3], 3) for c in copies]
+    assert rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls, copies), "copy_bottleneck") == []
+
+
+def test_gpu_utilization_counts_concurrent_streams_once(tmp_path):
+    kernels, calls = loop(20, kernel_ns=100 * US, launch_ns=5 * US, period_ns=1000 * US)
+    kernels += [(s, e, 9, c + 100) for s, e, _, c in kernels]  # the same work again on a second stream
+    [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "gpu_utilization")
+    assert finding.figures["busy_ns"] == 20 * 100 * US
+
+
+def test_gpu_utilization_silent_on_a_busy_gpu(tmp_path):
+    kernels, calls = loop(20, kernel_ns=990 * US, launch_ns=5 * US, period_ns=1000 * US)
+    assert rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "gpu_utilization") == []
+
+
+def test_missing_copies_are_skipped_with_the_option_that_captures_them(tmp_path):
+    kernels, calls = loop(5, kernel_ns=100 * US, launch_ns=5 * US, period_ns=300 * US)
+    path = write_profile(tmp_path / "p.sqlite", kernels, calls)
+    result = CliRunner().invoke(cli, ["diagnose", str(path), "--rule", "cuda_memcpy_async"])
+    assert result.exit_code == 0
+    assert "SKIPPED: cuda_memcpy_async:" in result.output and "--trace=cuda" in result.output
+
+
+def test_fail_on_sets_the_exit_code_and_json_lists_findings(tmp_path):
+    kernels, calls = loop(300, kernel_ns=2 * US, launch_ns=5 * US, period_ns=6 * US)
+    path = write_profile(tmp_path / "p.sqlite", kernels, calls)
+    failed = CliRunner().invoke(cli, ["diagnose", str(path), "--format", "json", "--fail-on", "error"])
+    assert failed.exit_code == 4
+    rules = [f["rule"] for f in json.loads(failed.output)["findings"]]
+    assert "launch_bound" in rules
+    quiet = CliRunner().invoke(cli, ["diagnose", str(path), "--rule", "copy_bottleneck", "--fail-on", "warning"])
+    assert quiet.exit_code == 0
