@@ -1,0 +1,77 @@
+"""`nsys-analytics breakdown`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import open as open_profile
+from ..categories import load_rules
+from ..errors import UsageError
+from ..reports.breakdown import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
+from ..reports.breakdown_plot import plot_report
+from ..reports.breakdown_ranges import DEFAULT_RANGES
+from ..reports.breakdown_render import render_report
+from .classify_cmd import RULES_OPTION
+from .options import kernel_filter_options, output_options
+
+
+@click.command("breakdown")
+@click.argument("profiles", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--basis", type=click.Choice(BASES), default="kernel", show_default=True,
+              help="What 100 % is: summed kernel time, GPU busy time (union over streams), or the wall window.")
+@click.option("--top", type=click.IntRange(min=1), default=DEFAULT_TOP, show_default=True,
+              help="How many of the heaviest non-matmul kernels to list.")
+@click.option("--kernels-only", is_flag=True, help="Leave memcpy/memset out (by default they count as memory).")
+@click.option("--by", type=click.Choice(["range"]),
+              help="One column per NVTX range (kernels attributed by launch, on any thread of the process).")
+@click.option("--range-names", "range_names", multiple=True, metavar="NAME[,NAME...]",
+              help=f"With --by range: the ranges to show (default: the {DEFAULT_RANGES} with the most GPU time).")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also draw the category shares as stacked bars into FILE.png.")
+@RULES_OPTION
+@kernel_filter_options
+@output_options
+def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_files, kernel_filter, fmt, output):
+    """GPU time by kernel category, matmul vs non-matmul, and the heaviest non-matmul kernels.
+
+    Give two profiles (e.g. inference, then training) for a side-by-side table with the change, or
+    --by range for one column per NVTX range of one profile.
+    Percentages are of the basis, printed under every table.
+
+    \b
+    Examples:
+      nsys-analytics breakdown train.sqlite
+      nsys-analytics breakdown forward.sqlite train.sqlite --plot shares.png
+      nsys-analytics breakdown train.sqlite --basis gpu-busy --top 10 --format markdown
+      nsys-analytics breakdown train.sqlite --rules my_rules.toml --start 2s --end 3s
+      nsys-analytics breakdown train.sqlite --by range --range-names forward,backward,optimizer_step
+    """
+    if len(profiles) > 2:
+        raise UsageError("breakdown compares at most two profiles (e.g. FORWARD.sqlite TRAIN.sqlite)")
+    if by and len(profiles) > 1:
+        raise UsageError("--by range breaks down one profile; give one")
+    rules = load_rules(rules_files)
+    if by == "range":
+        names = [n.strip() for item in range_names for n in item.split(",") if n.strip()]
+        with open_profile(profiles[0]) as p:
+            columns = summarize_ranges(p, rules, kernel_filter, basis, not kernels_only, names or None)
+        report = build_report(columns, rules, None, f"{profiles[0].stem} by NVTX range")
+    else:
+        columns = []
+        for path in profiles:
+            with open_profile(path) as p:
+                columns.append(summarize(p, rules, kernel_filter, basis, memory_ops=not kernels_only))
+        report = build_report(columns, rules, top)
+    _write(render_report(report, fmt), output)
+    if plot is not None:
+        click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        click.echo(f"wrote {output}", err=True)

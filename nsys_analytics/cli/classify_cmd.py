@@ -1,0 +1,40 @@
+"""`nsys-analytics classify`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import open as open_profile
+from ..categories import load_rules
+from ..reports.classify import classify_kernels
+from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
+
+RULES_OPTION = click.option(
+    "--rules", "rules_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+    help="A TOML file of extra or overriding rules (repeatable; later files win). See docs/categories.md.",
+)
+
+
+@click.command("classify")
+@PROFILE_ARG
+@click.option("--unmatched", is_flag=True, help="Only the kernels that no rule matched (category other).")
+@click.option("--limit", type=click.IntRange(min=1), help="Show only the N heaviest kernel names.")
+@RULES_OPTION
+@kernel_filter_options
+@output_options
+def command(profile, unmatched, limit, rules_files, kernel_filter, fmt, output):
+    """Each kernel name with its category (matmul, attention, softmax, ...) and the rule that matched.
+
+    Rules are regular expressions on the demangled name, tried in order; the first match wins.
+
+    \b
+    Examples:
+      nsys-analytics classify run.sqlite --limit 20
+      nsys-analytics classify run.sqlite --unmatched
+      nsys-analytics classify run.sqlite --rules my_rules.toml --format csv
+    """
+    rules = load_rules(rules_files)
+    with open_profile(profile) as p:
+        emit(classify_kernels(p, rules, kernel_filter, unmatched, limit), fmt, output)

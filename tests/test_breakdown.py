@@ -1,0 +1,415 @@
+"""`breakdown` and `classify`: numbers against nsys' own CSVs, the busy-time sweep against hand-worked and
+brute-force answers, every output format, the plot file, and the Python API."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import random
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import nsys_analytics
+from nsys_analytics.categories import load_rules
+from nsys_analytics.cli.main import cli
+from nsys_analytics.filters import KernelFilter
+from nsys_analytics.reports.breakdown import breakdown_report
+from nsys_analytics.reports.breakdown_data import name_times
+
+from .conftest import FIXTURE_NAMES, PROFILES, oracle_csv, read_csv
+
+RULES = load_rules()
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def ok_output(*args: str) -> str:
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def categories_json(*args: str) -> dict[str, dict]:
+    doc = json.loads(ok_output("breakdown", *args, "--format", "json"))
+    return {row["category"]: row for row in doc["sections"]["categories"]["rows"]}
+
+
+# -- against nsys: cuda_gpu_kern_sum and cuda_gpu_mem_time_sum summed by category in the test ---------------
+
+def oracle_by_category(profile: Path) -> dict[str, list[int]]:
+    """{category: [total ns, instances]} from nsys' kernel summary, classified name by name here."""
+    rows = read_csv(oracle_csv(profile, "cuda_gpu_kern_sum"))
+    header = rows[0]
+    total, count, name = header.index("Total Time (ns)"), header.index("Instances"), header.index("Name")
+    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows[1:]:
+        entry = out[RULES.classify(row[name]).category]
+        entry[0] += int(row[total])
+        entry[1] += int(row[count])
+    return dict(out)
+
+
+def oracle_memory_ops(profile: Path) -> dict[str, list[int]]:
+    """{'[CUDA memcpy ...]': [total ns, count]} from nsys' memory-operation summary."""
+    rows = read_csv(oracle_csv(profile, "cuda_gpu_mem_time_sum"))
+    if not rows:
+        return {}
+    header = rows[0]
+    total, count, op = header.index("Total Time (ns)"), header.index("Count"), header.index("Operation")
+    return {row[op]: [int(row[total]), int(row[count])] for row in rows[1:]}
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_kernel_categories_match_nsys_totals(name):
+    profile = PROFILES / f"{name}.sqlite"
+    ours = categories_json(profile, "--kernels-only")
+    expected = oracle_by_category(profile)
+    assert {c: [r["time_ns"], r["instances"]] for c, r in ours.items()} == expected
+    assert sum(r["time_pct"] for r in ours.values()) == pytest.approx(100.0)
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_memory_category_adds_nsys_memory_operations(name):
+    profile = PROFILES / f"{name}.sqlite"
+    memops = oracle_memory_ops(profile)
+    kernels = oracle_by_category(profile).get("memory", [0, 0])
+    memory = categories_json(profile).get("memory", {"time_ns": 0, "instances": 0})
+    assert memory["time_ns"] == kernels[0] + sum(t for t, _ in memops.values())
+    assert memory["instances"] == kernels[1] + sum(n for _, n in memops.values())
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_memory_operation_labels_are_nsys_labels(name):
+    profile = PROFILES / f"{name}.sqlite"
+    with nsys_analytics.open(profile) as p:
+        rows = [r for r in name_times(p, RULES) if r.rule in ("memcpy", "memset")]
+    ours: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        ours[r.name][0] += r.total_ns
+        ours[r.name][1] += r.instances
+    assert dict(ours) == oracle_memory_ops(profile)
+
+
+def test_classify_totals_match_nsys():
+    profile = PROFILES / "gpt_sdpa_train.sqlite"
+    rows = list(csv.DictReader(io.StringIO(ok_output("classify", profile, "--format", "csv"))))
+    expected = {r[-1]: int(r[1]) for r in read_csv(oracle_csv(profile, "cuda_gpu_kern_sum"))[1:]}
+    assert {r["Name"]: int(r["Total Time (ns)"]) for r in rows} == expected
+    assert all(r["Category"] == RULES.classify(r["Name"]).category for r in rows)
+
+
+# -- hand-built profiles ------------------------------------------------------------------------------------
+
+NAMES = {
+    "gemm": "nvjet_sm90_tst_128x64_64x8_1x2_h_bz_NNT",
+    "softmax": "void <unnamed>::softmax_warp_forward<float, float, float, (int)8>(T2 *)",
+    "add": "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<float>>(int, T2, T3)",
+    "mystery": "my_kernel(int)",
+}
+
+
+def make_profile(path: Path, kernels, memsets=(), capture=None) -> Path:
+    """An nsys-shaped SQLite file. kernels: (start, end, device, stream, NAMES key); memsets: (start, end,
+    device, stream); capture: (start, stop) for ANALYSIS_DETAILS."""
+    ids = {key: i for i, key in enumerate(NAMES, start=1)}
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", [(ids[k], v) for k, v in NAMES.items()])
+    con.execute('CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, "end" INT, deviceId INT, streamId INT, '
+                "globalPid INT, correlationId INT, demangledName INT, shortName INT)")
+    con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(s, e, d, st, 7 << 24, i, ids[n], ids[n]) for i, (s, e, d, st, n) in enumerate(kernels)])
+    if memsets:
+        con.execute('CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INT, "end" INT, deviceId INT, streamId INT, '
+                    "globalPid INT, correlationId INT, bytes INT, value INT, memKind INT)")
+        con.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?, ?, ?, ?, ?, ?, 64, 0, 2)",
+                        [(s, e, d, st, 7 << 24, 1000 + i) for i, (s, e, d, st) in enumerate(memsets)])
+    if capture:
+        con.execute("CREATE TABLE ANALYSIS_DETAILS (duration INT, startTime INT, stopTime INT)")
+        con.execute("INSERT INTO ANALYSIS_DETAILS VALUES (?, ?, ?)", (capture[1] - capture[0], *capture))
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.fixture
+def overlapping(tmp_path) -> Path:
+    """Device 0: gemm [0,100) on stream 1 overlaps softmax [50,150) on stream 2, which a memset [120,130)
+    on stream 3 overlaps; add [200,300) alone. Device 1: gemm [0,100). Capture [0, 400).
+
+    Busy, per device: [0,150) + [200,300) = 250 and 100. Shared equally where they overlap:
+    gemm 50 + 50/2 = 75, softmax 50/2 + 20 + 10/2 + 20 = 70, memset 10/2 = 5, add 100; device 1 gemm 100.
+    """
+    return make_profile(
+        tmp_path / "overlap.sqlite",
+        kernels=[(0, 100, 0, 1, "gemm"), (50, 150, 0, 2, "softmax"), (200, 300, 0, 1, "add"),
+                 (0, 100, 1, 1, "gemm")],
+        memsets=[(120, 130, 0, 3)],
+        capture=(0, 400),
+    )
+
+
+def times(rows: dict) -> dict[str, int]:
+    return {c: r["time_ns"] for c, r in rows.items()}
+
+
+def test_kernel_basis_sums_durations(overlapping):
+    rows = categories_json(overlapping)
+    assert times(rows) == {"matmul": 200, "softmax": 100, "elementwise": 100, "memory": 10}
+    assert rows["matmul"]["time_pct"] == pytest.approx(100 * 200 / 410)
+    assert rows["matmul"]["instances"] == 2
+
+
+def test_gpu_busy_shares_overlaps_and_adds_up_to_the_union(overlapping):
+    rows = categories_json(overlapping, "--basis", "gpu-busy")
+    assert times(rows) == {"matmul": 175, "softmax": 70, "elementwise": 100, "memory": 5}
+    assert rows["matmul"]["time_pct"] == pytest.approx(100 * 175 / 350)
+    assert sum(r["time_pct"] for r in rows.values()) == pytest.approx(100.0)
+
+
+def test_gpu_busy_with_a_device_filter(overlapping):
+    rows = categories_json(overlapping, "--basis", "gpu-busy", "--device", "1")
+    assert times(rows) == {"matmul": 100}
+
+
+def test_wall_basis_has_idle(overlapping):
+    rows = categories_json(overlapping, "--basis", "wall")
+    # window 400 ns x 2 devices; busy 350
+    assert rows["idle"]["time_ns"] == 450
+    assert rows["matmul"]["time_pct"] == pytest.approx(100 * 175 / 800)
+    assert sum(r["time_pct"] for r in rows.values()) == pytest.approx(100.0)
+    window = categories_json(overlapping, "--basis", "wall", "--start", "0ns", "--end", "200ns", "--device", "0")
+    assert times(window) == {"matmul": 75, "softmax": 70, "memory": 5, "idle": 50}
+
+
+def test_stream_filter_and_kernels_only(overlapping):
+    assert times(categories_json(overlapping, "--stream", "1")) == {"matmul": 200, "elementwise": 100}
+    assert "memory" not in categories_json(overlapping, "--kernels-only")
+
+
+def test_gpu_busy_matches_brute_force(tmp_path):
+    rng = random.Random(4)
+    kernels = []
+    for _ in range(400):
+        start = rng.randrange(0, 3000)
+        kernels.append((start, start + rng.choice([0, 1, 7, 30, 200]), rng.randrange(2), rng.randrange(3),
+                        rng.choice(list(NAMES))))
+    path = make_profile(tmp_path / "random.sqlite", kernels)
+    expected = brute_force_shares(kernels)
+    with nsys_analytics.open(path) as p:
+        rows = name_times(p, RULES, busy=True)
+    got: dict[str, float] = defaultdict(float)
+    for r in rows:
+        got[r.name] += r.busy_ns
+    assert set(got) == set(expected)
+    for name, share in expected.items():
+        assert got[name] == pytest.approx(share, abs=1e-6)
+
+
+def brute_force_shares(kernels) -> dict[str, float]:
+    """Every elementary interval between two event times, shared among the kernels covering it."""
+    shares: dict[str, float] = defaultdict(float)
+    for device in {k[2] for k in kernels}:
+        ops = [k for k in kernels if k[2] == device]
+        points = sorted({k[0] for k in ops} | {k[1] for k in ops})
+        for a, b in itertools.pairwise(points):
+            active = [k for k in ops if k[0] <= a and k[1] >= b]
+            for k in active:
+                shares[NAMES[k[4]]] += (b - a) / len(active)
+    for k in kernels:
+        shares.setdefault(NAMES[k[4]], 0.0)
+    return dict(shares)
+
+
+def test_two_profiles_side_by_side_with_the_change(tmp_path):
+    forward = make_profile(tmp_path / "forward.sqlite", [(0, 80, 0, 1, "gemm"), (100, 120, 0, 1, "softmax")])
+    train = make_profile(tmp_path / "train.sqlite", [(0, 50, 0, 1, "gemm"), (100, 150, 0, 1, "add")])
+    doc = json.loads(ok_output("breakdown", forward, train, "--format", "json"))
+    rows = {r["category"]: r for r in doc["sections"]["categories"]["rows"]}
+    assert rows["matmul"]["forward_time_pct"] == pytest.approx(80.0)
+    assert rows["matmul"]["train_time_pct"] == pytest.approx(50.0)
+    assert rows["matmul"]["change_pct_points"] == pytest.approx(-30.0)
+    assert rows["elementwise"]["forward_time_ns"] == 0 and rows["elementwise"]["train_time_ns"] == 50
+    rollup = {r["group"]: r for r in doc["sections"]["rollup"]["rows"]}
+    assert rollup["non-matmul"]["change_pct_points"] == pytest.approx(30.0)
+    assert {"top_forward", "top_train"} <= set(doc["sections"])
+
+
+def test_top_lists_non_matmul_kernels_only(overlapping):
+    doc = json.loads(ok_output("breakdown", overlapping, "--top", "2", "--format", "json"))
+    top = doc["sections"]["top"]["rows"]
+    assert [r["category"] for r in top] == ["softmax", "elementwise"]
+    assert top[0]["time_pct"] == pytest.approx(100 * 100 / 410)
+
+
+def test_classify_unmatched(tmp_path):
+    path = make_profile(tmp_path / "m.sqlite", [(0, 10, 0, 1, "mystery"), (10, 50, 0, 1, "gemm")])
+    rows = list(csv.DictReader(io.StringIO(ok_output("classify", path, "--unmatched", "--format", "csv"))))
+    assert [(r["Name"], r["Category"], r["Rule"]) for r in rows] == [("my_kernel(int)", "other", "")]
+    assert "1 matched none" in ok_output("classify", path)
+
+
+def test_user_rules_change_the_breakdown(tmp_path, overlapping):
+    rules = tmp_path / "r.toml"
+    rules.write_text('[[rule]]\nname = "sm"\ncategory = "attention"\npattern = "softmax_warp"\n')
+    assert "attention" in categories_json(overlapping, "--rules", rules)
+
+
+# -- formats, plot, API -----------------------------------------------------------------------------------
+
+GOOD = PROFILES / "gpt_train.sqlite"
+
+
+def test_table_prints_the_basis_under_every_table():
+    text = ok_output("breakdown", GOOD)
+    assert "GPU time by category" in text and "Matmul vs non-matmul" in text and "Top 8 non-matmul" in text
+    assert text.count("Time (%) is of") == 3
+    assert "memcpy/memset (in memory)" in text
+
+
+def test_markdown():
+    text = ok_output("breakdown", GOOD, "--basis", "gpu-busy", "--format", "markdown")
+    assert text.count("### ") == 3 and "|---|" in text and text.count("(basis gpu-busy)") == 3
+
+
+def test_csv_blocks():
+    blocks = [b for b in ok_output("breakdown", GOOD, "--format", "csv").split("\n\n") if b.strip()]
+    assert len(blocks) == 3
+    for block in blocks:
+        lines = [line for line in block.splitlines() if not line.startswith("#")]
+        rows = list(csv.reader(lines))
+        assert len({len(r) for r in rows}) == 1 and len(rows) > 1
+    assert blocks[0].splitlines()[0] == "# GPU time by category"
+
+
+def test_json_and_output_file(tmp_path):
+    out = tmp_path / "b.json"
+    ok_output("breakdown", GOOD, "--format", "json", "-o", out)
+    doc = json.loads(out.read_text())
+    assert doc["basis"] == "kernel" and set(doc["sections"]) == {"categories", "rollup", "top"}
+    assert all(s["notes"] for s in doc["sections"].values())
+
+
+def test_plot(tmp_path):
+    png = tmp_path / "shares.png"
+    ok_output("breakdown", PROFILES / "gpt_forward.sqlite", GOOD, "--plot", png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    bad = run("breakdown", GOOD, "--plot", tmp_path / "shares.jpg")
+    assert bad.exit_code == 2 and ".png" in bad.output
+
+
+def test_more_than_two_profiles_is_a_usage_error():
+    result = run("breakdown", GOOD, GOOD, GOOD)
+    assert result.exit_code == 2 and "at most two" in result.output
+
+
+def test_python_api(overlapping):
+    with nsys_analytics.open(overlapping) as p:
+        df = p.breakdown(basis="gpu-busy")
+        assert dict(zip(df["category"], df["time_ns"])) == {"matmul": 175, "softmax": 70, "elementwise": 100,
+                                                           "memory": 5}
+        groups = p.breakdown(level="group")
+        assert list(groups["group"]) == ["matmul", "non-matmul"]
+        assert list(p.breakdown(level="kernel", top=1)["category"]) == ["softmax"]
+        kinds = p.kernel_categories()
+        assert set(kinds["category"]) == {"matmul", "softmax", "elementwise"}
+        report = breakdown_report([p], basis="kernel", stream=1)
+        assert set(report.frames()) == {"categories", "rollup", "top"}
+        assert report.shares[overlapping.stem]["matmul"] == pytest.approx(100 * 200 / 300)
+
+
+def test_filters_reach_the_query(overlapping):
+    with nsys_analytics.open(overlapping) as p:
+        rows = name_times(p, RULES, KernelFilter(match="softmax"))
+    assert [r.name for r in rows] == [NAMES["softmax"]]
+
+
+# -- --by range: the process rule, checked against a brute-force reading of the SQLite file ------------------
+
+def brute_force_range(profile: Path, range_name: str, same_thread: bool = False) -> tuple[int, int]:
+    """(kernels, summed ns) launched by an API call that started inside a `range_name` range of the same
+    process (and, with `same_thread`, on the range's own thread: nsys' rule)."""
+    con = sqlite3.connect(f"file:{profile}?mode=ro", uri=True)
+    ranges = con.execute(
+        "SELECT start, \"end\", globalTid FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s ON s.id = e.textId "
+        "WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL AND coalesce(e.text, s.value) = ?", (range_name,)
+    ).fetchall()
+    calls = con.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchall()
+    inside = {
+        (tid >> 24, corr) for start, tid, corr in calls
+        if any(s <= start < e and tid >> 24 == rtid >> 24 and (not same_thread or tid == rtid)
+               for s, e, rtid in ranges)
+    }
+    kernels = con.execute('SELECT globalPid, correlationId, "end" - start FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchall()
+    con.close()
+    picked = [d for gpid, corr, d in kernels if (gpid >> 24, corr) in inside]
+    return len(picked), sum(picked)
+
+
+@pytest.mark.parametrize("range_name", ["forward", "backward", "optimizer_step"])
+def test_by_range_matches_brute_force(range_name):
+    profile = PROFILES / "gpt_train.sqlite"
+    doc = json.loads(ok_output("breakdown", profile, "--by", "range", "--range-names", range_name,
+                               "--kernels-only", "--format", "json"))
+    rows = doc["sections"]["categories"]["rows"]
+    assert (sum(r["instances"] for r in rows), sum(r["time_ns"] for r in rows)) == brute_force_range(profile, range_name)
+
+
+def test_backward_kernels_from_autograd_thread_land_in_backward():
+    profile = PROFILES / "gpt_train.sqlite"
+    on_range_thread, _ = brute_force_range(profile, "backward", same_thread=True)
+    any_thread, _ = brute_force_range(profile, "backward")
+    assert any_thread > on_range_thread  # the autograd thread launched some
+    with nsys_analytics.open(profile) as p:
+        df = p.breakdown(by="range", ranges=["forward", "backward", "optimizer_step"], memory_ops=False)
+    assert list(df.columns) == ["category", "forward_time_pct", "backward_time_pct", "optimizer_step_time_pct"]
+    optimizer = dict(zip(df["category"], df["optimizer_step_time_pct"]))
+    assert optimizer["optimizer"] == pytest.approx(100.0)
+
+
+def test_by_range_formats_and_plot(tmp_path):
+    text = ok_output("breakdown", GOOD, "--by", "range", "--range-names", "forward,backward",
+                     "--range-names", "optimizer_step", "--basis", "gpu-busy", "--plot", tmp_path / "r.png")
+    assert "forward (ns)" not in text and "forward (%)" in text and "optimizer_step (%)" in text
+    assert text.count("Time (%) is of, per column:") == 2 and "Top" not in text
+    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+    wall = json.loads(ok_output("breakdown", GOOD, "--by", "range", "--basis", "wall", "--format", "json"))
+    columns = wall["sections"]["categories"]["rows"][0].keys()
+    assert len([c for c in columns if c.endswith("_time_pct")]) == 8  # the default: 8 heaviest ranges
+    idle = next(r for r in wall["sections"]["categories"]["rows"] if r["category"] == "idle")
+    assert all(0 <= v <= 100 for k, v in idle.items() if k.endswith("_pct"))
+
+
+def test_by_range_errors():
+    unknown = run("breakdown", GOOD, "--by", "range", "--range-names", "nope")
+    assert unknown.exit_code == 2 and "no NVTX range named 'nope'" in unknown.output
+    two = run("breakdown", GOOD, GOOD, "--by", "range")
+    assert two.exit_code == 2 and "one profile" in two.output
+    no_nvtx = run("breakdown", PROFILES / "no_nvtx.sqlite", "--by", "range")
+    assert no_nvtx.exit_code == 1 and "--trace=nvtx" in no_nvtx.output
+
+
+def test_range_filters_keep_kernels_only():
+    profile = PROFILES / "gpt_train.sqlite"
+    rules = load_rules()
+    expected_n, expected_ns = brute_force_range(profile, "backward")
+    with nsys_analytics.open(profile) as p:
+        inside = breakdown_report([p], rules=rules, range_name="backward", attribution="process")
+        outside = breakdown_report([p], rules=rules, exclude_range_name="backward", attribution="process")
+        everything = breakdown_report([p], rules=rules, memory_ops=False)
+
+    def totals(report):
+        rows = report.sections[0].result.to_records()
+        return sum(r["instances"] for r in rows), sum(r["time_ns"] for r in rows)
+
+    assert totals(inside) == (expected_n, expected_ns)
+    assert tuple(map(sum, zip(totals(inside), totals(outside)))) == totals(everything)
+    assert "memcpy/memset left out" in inside.sections[0].result.notes[0]
