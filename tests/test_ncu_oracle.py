@@ -20,7 +20,7 @@ from nsys_analytics.ncu.verify import FIRST_METRIC_COLUMN, compare
 from .conftest import read_csv
 from .test_ncu_fixtures import SHARED_NCU, open_report, raw_csv, report_path
 
-OWN_CASES = [(name, base) for name in ("matmul_basic", "matmul_full") for base in (False, True)]
+OWN_CASES = [(name, base) for name in ("matmul_basic", "matmul_full", "matmul_range") for base in (False, True)]
 
 
 @pytest.mark.parametrize("name,base", OWN_CASES, ids=[f"{n}{'-base' if b else ''}" for n, b in OWN_CASES])
@@ -34,7 +34,7 @@ def test_report_values_equal_ncu_csv(name, base):
           f"{result.display_units} display units equal")
 
 
-@pytest.mark.parametrize("name", ["matmul_basic", "matmul_full"])
+@pytest.mark.parametrize("name", ["matmul_basic", "matmul_full", "matmul_range"])
 def test_kernel_columns_equal_ncu_csv(name):
     """ID, process, launch configuration, device, compute capability and kernel name of every row."""
     rows = read_csv(raw_csv(name))
@@ -47,9 +47,12 @@ def test_kernel_columns_equal_ncu_csv(name):
         assert (k["pid"], k["process_name"], k["host"]) == (int(row[col["Process ID"]]), row[col["Process Name"]],
                                                             row[col["Host Name"]])
         assert (k["context"], k["stream"], k["device"], k["cc"]) == (
-            int(row[col["Context"]]), int(row[col["Stream"]]), int(row[col["Device"]]), row[col["CC"]])
-        assert (k["grid_x"], k["grid_y"], k["grid_z"]) == _dims(row[col["Grid Size"]])
-        assert (k["block_x"], k["block_y"], k["block_z"]) == _dims(row[col["Block Size"]])
+            _int(row[col["Context"]]), _int(row[col["Stream"]]), _int(row[col["Device"]]), row[col["CC"]])
+        if "Grid Size" in col:  # range-replay results have no launch configuration
+            assert (k["grid_x"], k["grid_y"], k["grid_z"]) == _dims(row[col["Grid Size"]])
+            assert (k["block_x"], k["block_y"], k["block_z"]) == _dims(row[col["Block Size"]])
+        else:
+            assert k["workload_type"] == "range" and k["grid_x"] is None and k["block_x"] is None
         assert k["function"] == function_name(row[col["Kernel Name"]])
 
 
@@ -63,7 +66,7 @@ def test_nvtx_state_equals_ncu_csv(name):
     assert len(from_report) > 0
 
 
-@pytest.mark.parametrize("name", ["matmul_basic", "matmul_full"])
+@pytest.mark.parametrize("name", ["matmul_basic", "matmul_full", "matmul_range"])
 @pytest.mark.parametrize("base", [False, True], ids=["auto-units", "base-units"])
 def test_csv_input_gives_the_report_values(name, base):
     """The same tables from the CSV export as from the report, to the CSV's printed precision."""
@@ -75,6 +78,11 @@ def test_csv_input_gives_the_report_values(name, base):
     for ours, theirs in zip(report_rows, csv_rows):
         for a, b in zip(ours, theirs):
             assert a == b or math.isclose(a, b, rel_tol=1e-4, abs_tol=0.006), (ours[0], a, b)
+
+
+def _int(text: str) -> int | None:
+    """ncu writes n/a where a value does not apply (the stream of a replayed range)."""
+    return None if text == "n/a" else int(text)
 
 
 SHARED_CASES = [

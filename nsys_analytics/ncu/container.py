@@ -40,6 +40,7 @@ class Container:
     command_line: str | None = None
     session: dict[str, str] = field(default_factory=dict)  # e.g. {"CUDA Version": "13.0"}
     result_processes: list[Process] = field(default_factory=list)  # one per profiled result, in file order
+    processes: list[Process] = field(default_factory=list)  # every distinct process named in a block header
     truncated: bool = False
 
 
@@ -80,6 +81,8 @@ def _read_blocks(f, container: Container) -> None:
         header = f.read(struct.unpack("<I", raw)[0])
         fields = _fields(header)
         process = _process(fields.get(6, [None])[0]) or process
+        if process.pid is not None and process not in container.processes:
+            container.processes.append(process)
         for details in fields.get(3, []):
             _session_details(details, container)
         container.result_processes.extend([process] * _int(fields, 2))

@@ -39,7 +39,7 @@ def load(path: Path, container: Container, workers: int | None = None) -> Report
     count = len(_items(_open(_import_ncu_report(), path)))
     workers = workers or min(_cpus(), max(1, count // RESULTS_PER_WORKER))
     data = _extract(path, 0, count) if workers <= 1 or count < 2 else _extract_in_parallel(path, count, workers)
-    _set_processes(data, container.result_processes)
+    _set_processes(data, container.result_processes, container.processes)
     data.info.update(_info(path, container))
     return data
 
@@ -81,10 +81,14 @@ def _items(context) -> list[tuple[int, int]]:
     return [(r, a) for r in range(context.num_ranges()) for a in range(context.range_by_idx(r).num_actions())]
 
 
-def _set_processes(data: ReportData, processes: list[Process]) -> None:
-    """pid, process name and host of each result, from the container's block headers."""
+def _set_processes(data: ReportData, processes: list[Process], distinct: list[Process]) -> None:
+    """pid, process name and host of each result, from the container's block headers.
+
+    Range-replay results are not counted in the headers; when the report names one process only,
+    they belong to it (as ncu's CSV says)."""
+    fallback = distinct[0] if len(distinct) == 1 else Process(None, None, None)
     for k in range(data.num_kernels):
-        process = processes[k] if k < len(processes) else Process(None, None, None)
+        process = processes[k] if k < len(processes) else fallback
         data.kernels["pid"][k] = process.pid
         data.kernels["process_name"][k] = _basename(process.executable)
         data.kernels["host"][k] = process.host
@@ -145,13 +149,17 @@ def _extract(path: Path, first: int, last: int) -> ReportData:
 
 def _add_kernel(data: ReportData, action, ids: tuple[int, int, int], numeric: dict) -> None:
     major, minor = (numeric.get(name) for name in _CC)
+    workload_type = WORKLOAD_TYPES.get(action.workload_type(), str(action.workload_type()))
+    launch = {column: _int_or_none(numeric.get(metric)) for column, metric in _LAUNCH.items()}
+    if workload_type == "range":  # a range has no launch configuration or stream of its own (ncu: n/a)
+        launch = {c: (v if c in ("device", "context") else None) for c, v in launch.items()}
     data.add_kernel(
         id=ids[0], range_id=ids[1], action_id=ids[2],
-        workload_type=WORKLOAD_TYPES.get(action.workload_type(), str(action.workload_type())),
+        workload_type=workload_type,
         name=action.name(action.NameBase_DEMANGLED), function=action.name(action.NameBase_FUNCTION),
         mangled_name=action.name(action.NameBase_MANGLED),
         cc=f"{int(major)}.{int(minor)}" if major is not None and minor is not None else None,
-        **{column: _int_or_none(numeric.get(metric)) for column, metric in _LAUNCH.items()},
+        **launch,
     )
 
 
