@@ -1,4 +1,4 @@
-"""The filters that kernel reports share (device, stream, pid, time window, name regex)."""
+"""The filters that kernel reports share (device, stream, pid, time window, name regex, NVTX range)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from .errors import UsageError
 
 NAME_KINDS = ("demangled", "short", "mangled")
+ATTRIBUTIONS = ("thread", "process", "gpu")  # how kernels belong to NVTX ranges (docs/nvtx.md)
 _UNITS_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 _TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*(ns|us|ms|s)?\s*$", re.I)
 
@@ -23,6 +24,9 @@ class KernelFilter:
     start_ns: int | None = None
     end_ns: int | None = None
     match: str | None = None
+    range_name: str | None = None  # only kernels in an NVTX range of this name (or glob)
+    exclude_range_name: str | None = None  # leave out kernels in such a range
+    attribution: str = "thread"  # how kernels belong to ranges, for the two above
 
     def __post_init__(self):
         if self.name_kind not in NAME_KINDS:
@@ -32,6 +36,13 @@ class KernelFilter:
                 re.compile(self.match)
             except re.error as e:
                 raise UsageError(f"--match {self.match!r} is not a valid regular expression ({e})") from e
+        if self.attribution not in ATTRIBUTIONS:
+            raise UsageError(f"attribution {self.attribution!r}: choose one of {', '.join(ATTRIBUTIONS)}")
+
+    @property
+    def by_range(self) -> bool:
+        """True when the filter keeps or drops kernels by NVTX range."""
+        return self.range_name is not None or self.exclude_range_name is not None
 
     def params(self) -> dict:
         return asdict(self)

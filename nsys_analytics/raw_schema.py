@@ -3,7 +3,8 @@
 nsys adds, renames and drops columns between versions and exports a table only when it has rows.
 `compat.<TABLE>` views (built from this list) always have every column listed here: a column the file
 lacks is NULL, a table the file lacks is empty. The views in sql/views read only compat.* tables, so
-version differences live here alone.
+version differences live here alone. `rowid` is SQLite's row id (every nsys table has one): nsys' own
+reports use it as the id of a kernel, a copy or an NVTX range.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ RAW_TABLES: dict[str, dict[str, str]] = {
         "demangledName": I, "shortName": I, "mangledName": I, "launchType": I, "registersPerThread": I,
         "gridX": I, "gridY": I, "gridZ": I, "blockX": I, "blockY": I, "blockZ": I,
         "staticSharedMemory": I, "dynamicSharedMemory": I, "localMemoryTotal": I,
-        "graphNodeId": I, "graphId": I,
+        "graphNodeId": I, "graphId": I, "rowid": I,
     },
     "CUPTI_ACTIVITY_KIND_RUNTIME": {
         "start": I, "end": I, "globalTid": I, "correlationId": I, "nameId": I, "returnValue": I,
@@ -28,15 +29,20 @@ RAW_TABLES: dict[str, dict[str, str]] = {
         "start": I, "end": I, "globalTid": I, "correlationId": I, "nameId": I, "returnValue": I,
     },
     "CUPTI_ACTIVITY_KIND_MEMCPY": {
-        **_EVENT, "bytes": I, "copyKind": I, "srcKind": I, "dstKind": I, "graphNodeId": I,
+        **_EVENT, "bytes": I, "copyKind": I, "srcKind": I, "dstKind": I, "graphNodeId": I, "rowid": I,
+        "greenContextId": I, "srcDeviceId": I, "dstDeviceId": I,
     },
-    "CUPTI_ACTIVITY_KIND_MEMSET": {**_EVENT, "bytes": I, "value": I, "memKind": I, "graphNodeId": I},
+    "CUPTI_ACTIVITY_KIND_MEMSET": {
+        **_EVENT, "bytes": I, "value": I, "memKind": I, "graphNodeId": I, "rowid": I, "greenContextId": I,
+    },
+    # CUDA profiling overhead: nsys' expert rules count it as GPU time.
+    "PROFILER_OVERHEAD": {"start": I, "end": I, "globalTid": I, "nameId": I},
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": {**_EVENT, "syncType": I, "eventId": I},
     "NVTX_EVENTS": {
         "start": I, "end": I, "eventType": I, "rangeId": I, "category": I, "color": I, "text": T,
         "globalTid": I, "endGlobalTid": I, "textId": I, "domainId": I,
         "uint64Value": I, "int64Value": I, "doubleValue": F, "uint32Value": I, "int32Value": I,
-        "floatValue": F, "jsonText": T,
+        "floatValue": F, "jsonText": T, "rowid": I,
     },
     "ThreadNames": {"nameId": I, "priority": I, "globalTid": I},
     "PROCESSES": {"globalPid": I, "pid": I, "name": T},

@@ -6,6 +6,8 @@
 --   want_device, want_stream, want_pid   exact matches
 --   from_ns, to_ns                       keep kernels that start in [from_ns, to_ns)
 --   name_regex                           regular expression searched in the chosen name
+--   range_name, exclude_range_name       keep kernels in / not in an NVTX range of that name (kernels_in_range)
+--   range_mode                           how kernels belong to ranges: 'thread' (default), 'process', 'gpu'
 WITH chosen AS (
     SELECT
         k.start AS start_ns,
@@ -22,6 +24,9 @@ WITH chosen AS (
       AND (want_pid IS NULL OR (k.globalPid >> 24) & 16777215 = want_pid)
       AND (from_ns IS NULL OR k.start >= from_ns)
       AND (to_ns IS NULL OR k.start < to_ns)
+      AND (range_name IS NULL OR k.rowid IN (SELECT kernel_id FROM kernels_in_range(range_name, range_mode)))
+      AND (exclude_range_name IS NULL
+           OR k.rowid NOT IN (SELECT kernel_id FROM kernels_in_range(exclude_range_name, range_mode)))
 )
 SELECT
     c.*,                                       -- start_ns, duration_ns, grid_*, block_*, group_name_id

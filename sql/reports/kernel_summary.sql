@@ -1,5 +1,6 @@
 -- kernel_summary: time per kernel name, = `nsys stats --report cuda_gpu_kern_sum` (Nsight Systems 2023+).
--- Needs: kernels_in. Parameters: $name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match (see kernels_in),
+-- Needs: kernels_in. Parameters: $name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, $range_name,
+-- $exclude_range_name, $attribution (see kernels_in),
 -- $limit (NULL = all rows). Unrounded; the report rounds as nsys does. Same order as nsys: total time descending, ties in
 -- the order of the name's string id.
 WITH summary AS (
@@ -15,7 +16,8 @@ WITH summary AS (
         -- sample variance from exact integer sums: one rounding, whatever the row order
         (count(*) * sum(duration_ns::HUGEINT * duration_ns) - sum(duration_ns::HUGEINT) ** 2)
             / nullif(count(*) * (count(*) - 1), 0) AS variance
-    FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match)
+    FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
+                    exclude_range_name := $exclude_range_name, range_mode := $attribution)
     GROUP BY group_name_id
 )
 SELECT

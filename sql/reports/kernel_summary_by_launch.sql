@@ -16,7 +16,8 @@ WITH summary AS (
         -- sample variance from exact integer sums: one rounding, whatever the row order
         (count(*) * sum(duration_ns::HUGEINT * duration_ns) - sum(duration_ns::HUGEINT) ** 2)
             / nullif(count(*) * (count(*) - 1), 0) AS variance
-    FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match)
+    FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
+                    exclude_range_name := $exclude_range_name, range_mode := $attribution)
     GROUP BY group_name_id, grid, block
 )
 SELECT

@@ -1,0 +1,27 @@
+"""`nsys-analytics nvtx`."""
+
+from __future__ import annotations
+
+import click
+
+from .. import open as open_profile
+from ..reports.nvtx import nvtx_summary
+from .options import PROFILE_ARG, emit, output_options
+
+
+@click.command("nvtx")
+@PROFILE_ARG
+@output_options
+def command(profile, fmt, output):
+    """Time per NVTX range name, equal to `nsys stats --report nvtx_sum`.
+
+    Names are printed as nsys prints them: 'domain:text', ':text' in the default domain. Ranges left open
+    at the end of the capture count up to the end, as in nsys.
+
+    \b
+    Examples:
+      nsys-analytics nvtx run.sqlite
+      nsys-analytics nvtx run.sqlite --format csv -o nvtx_sum.csv
+    """
+    with open_profile(profile) as p:
+        emit(nvtx_summary(p), fmt, output)

@@ -1,0 +1,32 @@
+"""`nsys-analytics nvtx-gpu`."""
+
+from __future__ import annotations
+
+import click
+
+from .. import open as open_profile
+from ..reports.nvtx import nvtx_gpu_projection, nvtx_gpu_projection_summary
+from .options import PROFILE_ARG, attribution_options, emit, output_options
+
+
+@click.command("nvtx-gpu")
+@PROFILE_ARG
+@click.option("--trace", is_flag=True,
+              help="One row per range instance, equal to `nsys stats --report nvtx_gpu_proj_trace`.")
+@attribution_options
+@output_options
+def command(profile, trace, attribution, exclusive, fmt, output):
+    """NVTX ranges projected onto the GPU, equal to `nsys stats --report nvtx_gpu_proj_sum`.
+
+    A range's projection runs from the GPU start of the first kernel, copy or memset it launched to the
+    GPU end of the last one.
+
+    \b
+    Examples:
+      nsys-analytics nvtx-gpu run.sqlite
+      nsys-analytics nvtx-gpu run.sqlite --trace --format csv -o nvtx_gpu_proj_trace.csv
+      nsys-analytics nvtx-gpu run.sqlite --attribution process
+    """
+    with open_profile(profile) as p:
+        report = nvtx_gpu_projection if trace else nvtx_gpu_projection_summary
+        emit(report(p, attribution, exclusive), fmt, output)
