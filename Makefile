@@ -28,10 +28,14 @@ test: setup
 test-shared: setup
 	$(BIN)/python -m pytest -q --shared-profiles
 
-## bench: speed and memory on a >= 1 M-kernel profile, beside nsys 2022.4 (installed if possible)
+## bench: speed and memory on >= 1 M-kernel profiles, beside nsys 2022.4 (installed if possible)
 bench: setup
 	-bash bench/install_nsys_2022.sh
 	$(BIN)/python bench/bench_kernels.py
+	$(BIN)/python bench/bench_nvtx.py
+	$(BIN)/python bench/bench_breakdown.py
+	$(BIN)/python bench/bench_diagnose.py
+	$(BIN)/python bench/bench_ncu.py
 
 ## fixtures: re-profile the workloads (needs a GPU machine with Nsight Systems; see fixtures/README.md)
 fixtures:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -14,14 +14,23 @@ from .errors import ProfileError, QueryError, UsageError
 from .raw_schema import RAW_TABLES
 from .result import Result
 
+if TYPE_CHECKING:
+    from .ncu.report import NcuReport
+
 # Creation order: a view is created after the views it reads.
 VIEWS = (
     "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "cuda_api", "nvtx_events",
     "memcpy", "memset", "syncs", "devices", "session",
+    "_nvtx_range_times", "_nvtx_ranges", "_range_ops", "_range_keys", "_range_events", "_range_points",
+    "_range_spans", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
 )
 # Table macros: parametrized views shared by several reports.
 MACROS = {
-    "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex"),
+    "kernels_in_range": ("pattern", "want_mode"),
+    "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex",
+                   "range_name := NULL", "exclude_range_name := NULL", "range_mode := 'thread'"),
+    "nvtx_attributed_ops": ("want_mode", "innermost_only"),
+    "nvtx_projection": ("want_mode", "innermost_only"),
 }
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 _DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
@@ -61,6 +70,8 @@ class Profile:
             self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {self._compat_select(raw, table, columns)}')
         for view in VIEWS:
             self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {sql_files.read("views", view).text}')
+        if catalog != "memory":
+            return  # macros bind names in the main catalog, not their own: reports run on the main profile only
         for macro, args in MACROS.items():
             body = sql_files.read("macros", macro).text
             self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS TABLE {body}')
@@ -69,7 +80,7 @@ class Profile:
         present = self.raw_columns.get(table)
         cols = []
         for name, sql_type in columns.items():
-            expr = f'"{name}"' if present is not None and name in present else "NULL"
+            expr = f'"{name}"' if present is not None and (name in present or name == "rowid") else "NULL"
             cols.append(f'CAST({expr} AS {sql_type}) AS "{name}"')
         body = ", ".join(cols)
         if present is None:
@@ -112,6 +123,29 @@ class Profile:
 
         return kernel_summary(self, KernelFilter(**filters), by_launch, limit).to_pandas()
 
+    def kernel_categories(self, rules=None, unmatched: bool = False, **filters):
+        """Each kernel name with its category, rule and tags (= `nsys-analytics classify`).
+
+        `rules`: TOML file(s) merged over the built-in rules (docs/categories.md). Filters as in kernel_summary.
+        """
+        from .categories import load_rules
+        from .filters import KernelFilter
+        from .reports.classify import classify_kernels
+
+        return classify_kernels(self, load_rules(rules), KernelFilter(**filters), unmatched).to_pandas()
+
+    def breakdown(self, basis: str = "kernel", level: str = "category", rules=None, top: int | None = None,
+                  memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None, **filters):
+        """GPU time by kernel category (= `nsys-analytics breakdown`) as a DataFrame.
+
+        basis: 'kernel' | 'gpu-busy' | 'wall'; level: 'category' | 'group' (matmul vs non-matmul) |
+        'kernel' (heaviest non-matmul kernels); by='range': one column pair per NVTX range (`ranges`).
+        Filters as in kernel_summary.
+        """
+        from .reports.breakdown import breakdown_frame
+
+        return breakdown_frame(self, basis, level, rules, top, memory_ops, by, ranges, **filters)
+
     def has_table(self, raw_table: str) -> bool:
         return raw_table in self.raw_columns
 
@@ -119,6 +153,12 @@ class Profile:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`)."""
         if not _ALIAS.match(alias) or alias in ("main", "raw", "compat", "memory", "system", "temp"):
             raise UsageError(f"alias {alias!r}: use letters, digits and _ and not a reserved name")
+        from .ncu import source as ncu_source
+
+        if ncu_source.is_ncu_input(path):  # an ncu report's tables under alias. (e.g. n.ncu_metrics)
+            from .ncu.report import NcuReport
+
+            return NcuReport(path, con=self.con, alias=alias)
         # DuckDB's common-subplan optimizer takes scans of two attached SQLite files with the same tables
         # for the same scan (seen with DuckDB 1.5.5): every cross-profile query would read one file twice.
         self.con.execute("SET disabled_optimizers = 'common_subplan'")
@@ -156,6 +196,13 @@ def _first_line(e: Exception) -> str:
     return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
-def open(path: str | Path) -> Profile:  # noqa: A001 - mirrors the builtin, as users expect
-    """Open an nsys export (.sqlite) or report (.nsys-rep, exported once with the nsys CLI)."""
+def open(path: str | Path) -> Profile | NcuReport:  # noqa: A001 - mirrors the builtin, as users expect
+    """Open an nsys export (.sqlite) or report (.nsys-rep, exported once with the nsys CLI), or an Nsight Compute
+    report (.ncu-rep, or an `ncu --csv --page raw` export) as an `NcuReport` with the same `sql()` / `df()`."""
+    from .ncu import source as ncu_source
+
+    if ncu_source.is_ncu_input(path):
+        from .ncu.report import NcuReport
+
+        return NcuReport(path)
     return Profile(path)

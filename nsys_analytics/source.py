@@ -28,7 +28,7 @@ def resolve(path: str | os.PathLike) -> Path:
     if p.suffix == ".ncu-rep":
         raise ProfileError(
             f"{p}: is an Nsight Compute report, not an Nsight Systems export; "
-            "pass an nsys `.sqlite` export or `.nsys-rep` report"
+            "pass an nsys `.sqlite` export or `.nsys-rep` report (for ncu reports: `nsys-analytics ncu` or `sql`)"
         )
     if p.suffix in REPORT_SUFFIXES:
         return _exported_report(p)

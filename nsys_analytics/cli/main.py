@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -12,8 +13,37 @@ EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
 
 
+# command -> module in nsys_analytics.cli, imported only when that command runs: a command's start-up
+# should not pay for the imports of the others (pandas, matplotlib, ncu_report).
+COMMANDS = {
+    "info": "info_cmd",
+    "kernels": "kernels_cmd",
+    "sql": "sql_cmd",
+    "schema": "schema_cmd",
+    "nvtx": "nvtx_cmd",
+    "nvtx-kernels": "nvtx_kernels_cmd",
+    "nvtx-gpu": "nvtx_gpu_cmd",
+    "classify": "classify_cmd",
+    "breakdown": "breakdown_cmd",
+    "attention": "attention_cmd",
+    "report": "report_cmd",
+    "diagnose": "diagnose_cmd",
+    "ncu": "ncu_cmd",
+}
+
+
 class ErrorHandlingGroup(click.Group):
-    """Turns library errors into `Error: …` and a documented exit code; --debug shows the traceback."""
+    """Turns library errors into `Error: …` and a documented exit code; --debug shows the traceback.
+
+    Commands are loaded lazily from COMMANDS."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        return importlib.import_module(f"{__package__}.{COMMANDS[name]}").command
 
     def invoke(self, ctx: click.Context):
         debug = ctx.params.get("debug") or "--debug" in sys.argv
@@ -53,18 +83,9 @@ def cli(debug: bool) -> None:
       nsys-analytics sql run.sqlite "SELECT name, count(*) FROM kernels GROUP BY name"
       nsys-analytics schema kernels
 
-    Exit codes: 0 success, 1 bad or incomplete profile, 2 usage error, 3 internal error.
+    Exit codes: 0 success, 1 bad or incomplete profile, 2 usage error, 3 internal error,
+    4 `diagnose --fail-on` met a finding that severe.
     """
-
-
-def _register() -> None:
-    from . import info_cmd, kernels_cmd, schema_cmd, sql_cmd
-
-    for module in (kernels_cmd, sql_cmd, info_cmd, schema_cmd):
-        cli.add_command(module.command)
-
-
-_register()
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..filters import NAME_KINDS, KernelFilter, parse_time_ns
+from ..filters import ATTRIBUTIONS, NAME_KINDS, KernelFilter, parse_time_ns
 from ..render import FORMATS, render
 
 PROFILE_ARG = click.argument("profile", type=click.Path(path_type=Path))
@@ -31,8 +31,19 @@ def emit(result, fmt: str, output: Path | None) -> None:
         click.echo(f"wrote {len(result.rows)} rows to {output}", err=True)
 
 
+def attribution_options(f):
+    """--attribution and --exclusive: how the NVTX reports place GPU work in ranges (docs/nvtx.md)."""
+    f = click.option("--exclusive", is_flag=True,
+                     help="Count each kernel in its innermost range only, so that totals add up (nsys counts it "
+                          "in every enclosing range).")(f)
+    return click.option("--attribution", type=click.Choice(ATTRIBUTIONS), default="thread", show_default=True,
+                        help="thread: launched inside the range on its thread (nsys' rule); process: launched "
+                             "inside its window on any thread (autograd's backward); gpu: execution overlaps it.")(f)
+
+
 def kernel_filter_options(f):
-    """--name, --device, --stream, --pid, --start, --end, --match -> a `kernel_filter` argument."""
+    """--name, --device, --stream, --pid, --start, --end, --match, --range, --exclude-range, --attribution
+    -> a `kernel_filter` argument."""
     options = [
         click.option("--name", "name_kind", type=click.Choice(NAME_KINDS), default="demangled", show_default=True,
                      help="Kernel name: demangled (nsys' default), short (nsys :base) or mangled (nsys :mangled)."),
@@ -42,15 +53,25 @@ def kernel_filter_options(f):
         click.option("--start", help="Only kernels starting at or after this profile time (e.g. 1.5s, 200ms)."),
         click.option("--end", help="Only kernels starting before this profile time (e.g. 2s)."),
         click.option("--match", help="Only kernels whose name matches this regular expression."),
+        click.option("--range", "range_name", metavar="NAME",
+                     help="Only kernels in an NVTX range of this name: 'forward', ':forward', 'train_loop:step_0', "
+                          "or a glob such as 'step_*'."),
+        click.option("--exclude-range", "exclude_range_name", metavar="NAME",
+                     help="Leave out kernels in an NVTX range of this name (e.g. warmup)."),
+        click.option("--attribution", type=click.Choice(ATTRIBUTIONS), default="thread", show_default=True,
+                     help="How --range / --exclude-range place kernels in ranges: thread (nsys' rule), process "
+                          "(launched from any thread, e.g. autograd's backward) or gpu (execution overlaps)."),
     ]
     for option in reversed(options):
         f = option(f)
 
     @functools.wraps(f)
-    def wrapper(*args, name_kind, device, stream, pid, start, end, match, **kwargs):
+    def wrapper(*args, name_kind, device, stream, pid, start, end, match, range_name, exclude_range_name,
+                attribution, **kwargs):
         kwargs["kernel_filter"] = KernelFilter(
             name_kind=name_kind, device=device, stream=stream, pid=pid, match=match,
             start_ns=parse_time_ns(start) if start else None, end_ns=parse_time_ns(end) if end else None,
+            range_name=range_name, exclude_range_name=exclude_range_name, attribution=attribution,
         )
         return f(*args, **kwargs)
 

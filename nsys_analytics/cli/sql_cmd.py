@@ -32,6 +32,7 @@ def command(profile, query, query_file, params, attachments, fmt, output):
       nsys-analytics sql run.sqlite -f query.sql --format csv -o out.csv
       echo "SELECT count(*) FROM nvtx_events" | nsys-analytics sql run.sqlite
       nsys-analytics sql a.sqlite -a b=b.sqlite "SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM b.kernels)"
+      nsys-analytics sql r.ncu-rep "SELECT metric, value, unit FROM ncu_metrics WHERE kernel_id = 0"   (docs/ncu.md)
     """
     text = _query_text(query, query_file)
     with open_profile(profile) as p:
