@@ -18,20 +18,32 @@ if TYPE_CHECKING:
     from .ncu.report import NcuReport
 
 # Creation order: a view is created after the views it reads.
-VIEWS = (
+CORE_VIEWS = (
     "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "cuda_api", "nvtx_events",
     "memcpy", "memset", "syncs", "devices", "session",
+)
+# NVTX attribution: created on the first query that names one of them (binding them costs 60 ms, a sixth
+# of a whole `kernels` run on a million kernels).
+RANGE_VIEWS = (
     "_nvtx_range_times", "_nvtx_ranges", "_range_ops", "_range_keys", "_range_events", "_range_points",
     "_range_spans", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
 )
+VIEWS = CORE_VIEWS + RANGE_VIEWS
 # Table macros: parametrized views shared by several reports.
-MACROS = {
-    "kernels_in_range": ("pattern", "want_mode"),
+CORE_MACROS = {
     "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex",
                    "range_name := NULL", "exclude_range_name := NULL", "range_mode := 'thread'"),
+}
+RANGE_MACROS = {
+    "kernels_in_range": ("pattern", "want_mode"),
     "nvtx_attributed_ops": ("want_mode", "innermost_only"),
     "nvtx_projection": ("want_mode", "innermost_only"),
 }
+# Until the range objects exist, kernels_in's range filter reads this empty stand-in.
+_KERNELS_IN_RANGE_STANDIN = "SELECT CAST(NULL AS BIGINT) AS kernel_id WHERE false"
+_NEEDS_RANGES = re.compile(
+    r"\b(?:" + "|".join((*RANGE_VIEWS, *RANGE_MACROS)) + r")\b|range_name := '"
+)
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 _DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -50,6 +62,7 @@ class Profile:
         self.alias = alias
         self.con = con if con is not None else database.connect()
         self.raw_columns = _raw_columns(self.sqlite_path)
+        self._ranges_ready = alias != "main"
         self._build(alias)
 
     # -- construction -------------------------------------------------------------------------
@@ -68,13 +81,25 @@ class Profile:
         self.con.execute(f'CREATE SCHEMA "{catalog}".compat')
         for table, columns in RAW_TABLES.items():
             self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {self._compat_select(raw, table, columns)}')
-        for view in VIEWS:
-            self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {sql_files.read("views", view).text}')
+        self._create(catalog, CORE_VIEWS)
         if catalog != "memory":
+            self._create(catalog, RANGE_VIEWS)
             return  # macros bind names in the main catalog, not their own: reports run on the main profile only
-        for macro, args in MACROS.items():
+        self.con.execute(f"CREATE MACRO kernels_in_range(pattern, want_mode) AS TABLE {_KERNELS_IN_RANGE_STANDIN}")
+        self._create(catalog, (), CORE_MACROS)
+
+    def _create(self, catalog: str, views: tuple[str, ...], macros: dict | None = None) -> None:
+        for view in views:
+            self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {sql_files.read("views", view).text}')
+        for macro, args in (macros or {}).items():
             body = sql_files.read("macros", macro).text
-            self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS TABLE {body}')
+            self.con.execute(f'CREATE OR REPLACE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS TABLE {body}')
+
+    def _ensure_range_objects(self, query: str) -> None:
+        """Create the NVTX attribution views and macros the first time a query needs them."""
+        if not self._ranges_ready and _NEEDS_RANGES.search(query):
+            self._ranges_ready = True
+            self._create("memory", RANGE_VIEWS, RANGE_MACROS)
 
     def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
         present = self.raw_columns.get(table)
@@ -91,6 +116,7 @@ class Profile:
     def sql(self, query: str, params: dict[str, Any] | None = None) -> Result:
         """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows."""
         try:
+            self._ensure_range_objects(query)
             cur = self.con.execute(query, params or {})
             if cur.description is None:
                 return Result([], [])

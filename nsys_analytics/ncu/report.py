@@ -156,6 +156,6 @@ class NcuReport:
 
 
 def _nsys_names() -> set[str]:
-    from ..profile import MACROS, VIEWS
+    from ..profile import CORE_MACROS, RANGE_MACROS, VIEWS
 
-    return set(VIEWS) | set(MACROS)
+    return set(VIEWS) | set(CORE_MACROS) | set(RANGE_MACROS)
