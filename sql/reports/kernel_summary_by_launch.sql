@@ -13,9 +13,7 @@ WITH summary AS (
         median(duration_ns) AS med,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
-        -- sample variance from exact integer sums: one rounding, whatever the row order
-        (count(*) * sum(duration_ns::HUGEINT * duration_ns) - sum(duration_ns::HUGEINT) ** 2)
-            / nullif(count(*) * (count(*) - 1), 0) AS variance
+        exact_variance(duration_ns) AS variance
     FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
                     exclude_range_name := $exclude_range_name, range_mode := $attribution)
     GROUP BY group_name_id, grid, block

@@ -41,8 +41,7 @@ summary AS (
         median(duration_ns) AS med,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
-        (count(*) * sum(duration_ns::HUGEINT * duration_ns) - sum(duration_ns::HUGEINT) ** 2)
-            / nullif(count(*) * (count(*) - 1), 0) AS variance
+        exact_variance(duration_ns) AS variance
     FROM rows
     GROUP BY label_id, unranged_tid, name_id
 )
