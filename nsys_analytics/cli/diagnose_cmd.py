@@ -20,6 +20,9 @@ EXIT_FINDINGS = 4
               help="Run only this rule (repeatable). Default: all.")
 @click.option("--start", help="Only what overlaps the time window from here (e.g. 2s, 150ms), like nsys' start=.")
 @click.option("--end", help="... up to here (e.g. 3s), like nsys' end=.")
+@click.option("--range", "range_name", metavar="NAME",
+              help="Only the time span of the NVTX range(s) NAME (text, ':text', 'domain:text' or a glob): "
+                   "from the first matching instance's start to the last one's end.")
 @click.option("--rows", type=int, default=50, show_default=True, help="Rows per nsys rule; -1 for all.")
 @click.option("--gap", "gap_ms", type=click.IntRange(min=0), default=500, show_default=True,
               help="gpu_gaps: shortest gap reported (ms), like nsys' gap=.")
@@ -34,27 +37,29 @@ EXIT_FINDINGS = 4
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]),
               help=f"Exit with code {EXIT_FINDINGS} when a finding is this severe or worse (for CI).")
-def command(profile, rules, start, end, rows, gap_ms, threshold_pct, chunks, short_kernel_us, fmt, output,
+def command(profile, rules, start, end, range_name, rows, gap_ms, threshold_pct, chunks, short_kernel_us, fmt, output,
             fail_on):
     """Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.
 
     Runs nsys' expert rules (gpu_gaps, gpu_time_util, cuda_memcpy_async, cuda_memcpy_sync,
     cuda_memset_sync, cuda_api_sync; same output as `nsys analyze`) and rules beyond them (launch_bound,
-    gpu_starved, copy_bottleneck, gpu_utilization). Findings come most GPU time at stake first; rules
-    whose data the profile lacks are SKIPPED with the nsys option that captures it.
+    gpu_starved, copy_bottleneck, gpu_utilization). Findings come most GPU time at stake first, each with
+    the NVTX ranges it happens in; rules whose data the profile lacks are SKIPPED with the nsys option
+    that captures it.
 
     \b
     Examples:
       nsys-analytics diagnose run.sqlite
       nsys-analytics diagnose run.sqlite --rule gpu_gaps --gap 100 --format csv
       nsys-analytics diagnose run.sqlite --start 2s --end 4s --format markdown
+      nsys-analytics diagnose run.sqlite --range 'step_*'
       nsys-analytics diagnose run.sqlite --format json --fail-on error   # exit 4 on an error finding
     """
     window = Window(parse_time_ns(start) if start else 0, parse_time_ns(end) if end else Window.to_ns)
     nsys_options = NsysOptions(None if rows < 0 else rows, gap_ms, threshold_pct, chunks)
     thresholds = Thresholds(chunks=chunks, short_kernel_us=short_kernel_us)
     with open_profile(profile) as p:
-        report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds)
+        report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name)
     text = render_report(report, fmt)
     if output:
         with open(output, "w") as f:

@@ -1,4 +1,4 @@
-"""`Finding`: one diagnosed problem, with its severity, evidence, time windows and a one-line fix."""
+"""`Finding`: one diagnosed problem, with its severity, evidence, time windows, NVTX ranges and a one-line fix."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ class Finding:
     figures: dict[str, Any] = field(default_factory=dict)  # the numbers behind the finding
     pid: int | None = None
     device: int | None = None
+    ranges: list[str] = field(default_factory=list)  # NVTX ranges overlapping the windows, outermost first
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

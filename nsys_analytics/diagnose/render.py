@@ -21,14 +21,18 @@ def render_report(report: DiagnoseReport, fmt: str) -> str:
 
 
 def findings_result(report: DiagnoseReport) -> Result:
-    rows = [(f.severity, f.rule, round(f.at_stake_ns / 1e6, 1), _windows(f.windows), f.summary, f.fix)
-            for f in report.findings]
-    return Result(["severity", "rule", "at_stake_ms", "windows", "summary", "fix"], rows,
-                  headers=["Severity", "Rule", "At stake (ms)", "Worst windows (s)", "Finding", "Fix"])
+    rows = [(f.severity, f.rule, round(f.at_stake_ns / 1e6, 1), _windows(f.windows), ", ".join(f.ranges),
+             f.summary, f.fix) for f in report.findings]
+    return Result(["severity", "rule", "at_stake_ms", "windows", "ranges", "summary", "fix"], rows,
+                  headers=["Severity", "Rule", "At stake (ms)", "Worst windows (s)", "NVTX ranges", "Finding", "Fix"])
 
 
 def _findings_text(report: DiagnoseReport, fmt: str) -> str:
     title = "## Findings\n\n" if fmt == "markdown" else "Findings (most GPU time at stake first)\n\n"
+    if report.range is not None:
+        r = report.range
+        title += (f"Restricted to NVTX range {r['name']!r}: {r['instances']:,} instance(s), "
+                  f"{r['from_ns'] / 1e9:.3f}-{r['to_ns'] / 1e9:.3f} s\n\n")
     body = render(findings_result(report), fmt) if report.findings else "No problem found.\n"
     skipped = "".join(f"\n{line}\n" for line in report.skipped)
     return title + body + skipped
