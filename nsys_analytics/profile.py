@@ -34,7 +34,7 @@ CORE_MACROS = {
     "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex",
                    "range_name := NULL", "exclude_range_name := NULL", "range_mode := 'thread'"),
 }
-SCALAR_MACROS = {"exact_variance": ("x",)}
+SCALAR_MACROS = {"exact_variance": ("x",), "mem_kind": ("k",)}
 RANGE_MACROS = {
     "kernels_in_range": ("pattern", "want_mode"),
     "nvtx_attributed_ops": ("want_mode", "innermost_only"),
@@ -82,14 +82,14 @@ class Profile:
         self.con.execute(f'CREATE SCHEMA "{catalog}".compat')
         for table, columns in RAW_TABLES.items():
             self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {self._compat_select(raw, table, columns)}')
+        for macro, args in SCALAR_MACROS.items():  # no table in them: every catalog gets its own
+            body = sql_files.read("macros", macro).text
+            self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS ({body})')
         self._create(catalog, CORE_VIEWS)
         if catalog != "memory":
             self._create(catalog, RANGE_VIEWS)
             return  # macros bind names in the main catalog, not their own: reports run on the main profile only
         self.con.execute(f"CREATE MACRO kernels_in_range(pattern, want_mode) AS TABLE {_KERNELS_IN_RANGE_STANDIN}")
-        for macro, args in SCALAR_MACROS.items():
-            body = sql_files.read("macros", macro).text
-            self.con.execute(f'CREATE MACRO {macro}({", ".join(args)}) AS ({body})')
         self._create(catalog, (), CORE_MACROS)
 
     def _create(self, catalog: str, views: tuple[str, ...], macros: dict | None = None) -> None:

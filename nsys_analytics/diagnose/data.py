@@ -32,7 +32,6 @@ def prepare(profile: Profile, window: Window) -> None:
     """Create (or refresh) the `_diag` views, macros and the `_diag.gpu_ops` table for `window`."""
     if not _has_schema(profile):
         profile.sql("CREATE SCHEMA _diag")
-        profile.sql(f"CREATE MACRO _diag.mem_kind(k) AS {_body('_mem_kind')}")
     ops = sql_files.inline_params(_body("_gpu_ops"), window.params())
     profile.sql(f"CREATE OR REPLACE TABLE _diag.gpu_ops AS {ops}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {_body('_chunks')}")

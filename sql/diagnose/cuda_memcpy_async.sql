@@ -6,8 +6,8 @@
 SELECT
     m."end" - m.start AS duration_ns,              -- copy time on the GPU (ns)
     m.start AS start_ns,                           -- copy start on the GPU (ns)
-    _diag.mem_kind(m.srcKind) AS src_memory,       -- source memory kind (Pageable, Pinned, Device, ...)
-    _diag.mem_kind(m.dstKind) AS dst_memory,       -- destination memory kind
+    mem_kind(m.srcKind) AS src_memory,       -- source memory kind (Pageable, Pinned, Device, ...)
+    mem_kind(m.dstKind) AS dst_memory,       -- destination memory kind
     m.bytes,                                       -- bytes copied
     (m.globalPid >> 24) & 16777215 AS pid,         -- process
     m.deviceId AS device,                          -- CUDA device id

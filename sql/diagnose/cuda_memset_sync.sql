@@ -5,7 +5,7 @@
 SELECT
     m."end" - m.start AS duration_ns,              -- memset time on the GPU (ns)
     m.start AS start_ns,                           -- memset start on the GPU (ns)
-    _diag.mem_kind(m.memKind) AS memory,           -- memory kind (Pinned or Managed)
+    mem_kind(m.memKind) AS memory,           -- memory kind (Pinned or Managed)
     m.bytes,                                       -- bytes set
     (m.globalPid >> 24) & 16777215 AS pid,         -- process
     m.deviceId AS device,                          -- CUDA device id

@@ -1,5 +1,5 @@
 -- memcpy: one row per memory copy executed by a GPU copy engine or kernel.
--- Needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY. Kinds follow CUPTI (ENUM_CUDA_MEMCPY_OPER, ENUM_CUDA_MEM_KIND).
+-- Needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, mem_kind. Kinds follow CUPTI (ENUM_CUDA_MEMCPY_OPER, ENUM_CUDA_MEM_KIND).
 SELECT
     m.start AS start_ns,                       -- GPU start (ns)
     m."end" AS end_ns,                         -- GPU end (ns)
@@ -9,12 +9,8 @@ SELECT
         WHEN 5 THEN 'AtoA' WHEN 6 THEN 'AtoD' WHEN 7 THEN 'DtoA' WHEN 8 THEN 'DtoD' WHEN 9 THEN 'HtoH'
         WHEN 10 THEN 'PtoP' WHEN 11 THEN 'Unified HtoD' WHEN 12 THEN 'Unified DtoH'
         WHEN 13 THEN 'Unified DtoD' ELSE 'Unknown' END AS kind, -- direction
-    CASE m.srcKind WHEN 0 THEN 'Pageable' WHEN 1 THEN 'Pinned' WHEN 2 THEN 'Device' WHEN 3 THEN 'Array'
-        WHEN 4 THEN 'Managed' WHEN 5 THEN 'Device Static' WHEN 6 THEN 'Managed Static'
-        ELSE 'Unknown' END AS src_memory, -- source memory kind (Pageable, Pinned, Device, ...)
-    CASE m.dstKind WHEN 0 THEN 'Pageable' WHEN 1 THEN 'Pinned' WHEN 2 THEN 'Device' WHEN 3 THEN 'Array'
-        WHEN 4 THEN 'Managed' WHEN 5 THEN 'Device Static' WHEN 6 THEN 'Managed Static'
-        ELSE 'Unknown' END AS dst_memory, -- destination memory kind
+    mem_kind(m.srcKind) AS src_memory,         -- source memory kind (Pageable, Pinned, Device, ...)
+    mem_kind(m.dstKind) AS dst_memory,         -- destination memory kind
     m.deviceId AS device,                      -- CUDA device id
     m.contextId AS context,                    -- CUDA context id
     m.streamId AS stream,                      -- CUDA stream id
