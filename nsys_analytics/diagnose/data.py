@@ -32,6 +32,7 @@ def prepare(profile: Profile, window: Window) -> None:
     """Create (or refresh) the `_diag` views, macros and the `_diag.gpu_ops` table for `window`."""
     if not _has_schema(profile):
         profile.sql("CREATE SCHEMA _diag")
+        profile.sql(f"CREATE VIEW _diag.copy_calls AS {_body('_copy_calls')}")
     ops = sql_files.inline_params(_body("_gpu_ops"), window.params())
     profile.sql(f"CREATE OR REPLACE TABLE _diag.gpu_ops AS {ops}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {_body('_chunks')}")

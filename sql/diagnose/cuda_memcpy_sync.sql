@@ -1,26 +1,13 @@
 -- cuda_memcpy_sync: synchronous copies (cudaMemcpy* without Async), leaving out host-to-device copies of
 -- 64 kB or less and copies within one device; = `nsys analyze --rule cuda_memcpy_sync`. Longest first.
--- Needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings.
+-- Needs: _diag.copy_calls.
 -- Params: $from_ns, $to_ns: copies overlapping [from, to); $rows: row limit (NULL: all).
-SELECT
-    m."end" - m.start AS duration_ns,              -- copy time on the GPU (ns)
-    m.start AS start_ns,                           -- copy start on the GPU (ns)
-    mem_kind(m.srcKind) AS src_memory,       -- source memory kind
-    mem_kind(m.dstKind) AS dst_memory,       -- destination memory kind
-    m.bytes,                                       -- bytes copied
-    (m.globalPid >> 24) & 16777215 AS pid,         -- process
-    m.deviceId AS device,                          -- CUDA device id
-    m.contextId AS context,                        -- CUDA context id
-    nullif(m.greenContextId, 0) AS green_context,  -- green context id (NULL when none)
-    m.streamId AS stream,                          -- CUDA stream id
-    s.value AS api_name                            -- the runtime call that issued the copy
-FROM compat.CUPTI_ACTIVITY_KIND_MEMCPY AS m
-JOIN compat.CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = m.correlationId
-JOIN strings AS s ON s.id = r.nameId
-WHERE NOT (m.bytes <= 64000 AND m.copyKind = 1)
-  AND NOT (m.srcDeviceId IS NOT NULL AND m.srcDeviceId = m.dstDeviceId)
-  AND s.value ILIKE 'cudaMemcpy%' AND s.value NOT ILIKE '%Async%'
-  AND ((m.start >= $from_ns AND m.start < $to_ns) OR (m."end" >= $from_ns AND m."end" < $to_ns)
-       OR (m.start < $from_ns AND m."end" >= $to_ns))
+SELECT * EXCLUDE (end_ns, copy_kind_id, src_kind_id, dst_kind_id, src_device, dst_device)
+FROM _diag.copy_calls
+WHERE NOT (bytes <= 64000 AND copy_kind_id = 1)
+  AND NOT (src_device IS NOT NULL AND src_device = dst_device)
+  AND api_name ILIKE 'cudaMemcpy%' AND api_name NOT ILIKE '%Async%'
+  AND ((start_ns >= $from_ns AND start_ns < $to_ns) OR (end_ns >= $from_ns AND end_ns < $to_ns)
+       OR (start_ns < $from_ns AND end_ns >= $to_ns))
 ORDER BY duration_ns DESC, start_ns
 LIMIT $rows
