@@ -9,43 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import database, source, sql_files
+from . import database, schema_objects, source, sql_files
 from .errors import ProfileError, QueryError, UsageError
 from .raw_schema import RAW_TABLES
 from .result import Result
+from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
 
 if TYPE_CHECKING:
     from .ncu.report import NcuReport
 
-# Creation order: a view is created after the views it reads.
-CORE_VIEWS = (
-    "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "cuda_api", "nvtx_events",
-    "memcpy", "memset", "syncs", "devices", "session",
-)
-# NVTX attribution: created on the first query that names one of them (binding them costs 60 ms, a sixth
-# of a whole `kernels` run on a million kernels).
-RANGE_VIEWS = (
-    "_nvtx_range_times", "_nvtx_ranges", "_range_ops", "_range_keys", "_range_events", "_range_points",
-    "_range_spans", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
-)
-VIEWS = CORE_VIEWS + RANGE_VIEWS
-# Table macros: parametrized views shared by several reports.
-CORE_MACROS = {
-    "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex",
-                   "range_name := NULL", "exclude_range_name := NULL", "range_mode := 'thread'"),
-}
-SCALAR_MACROS = {"exact_variance": ("x",), "mem_kind": ("k",)}
-RANGE_MACROS = {
-    "kernels_in_range": ("pattern", "want_mode"),
-    "nvtx_attributed_ops": ("want_mode", "innermost_only"),
-    "nvtx_projection": ("want_mode", "innermost_only"),
-}
-# Until the range objects exist, kernels_in's range filter reads this empty stand-in.
-_KERNELS_IN_RANGE_STANDIN = "SELECT CAST(NULL AS BIGINT) AS kernel_id WHERE false"
-_NEEDS_RANGES = re.compile(
-    r"\b(?:" + "|".join((*RANGE_VIEWS, *RANGE_MACROS)) + r")\b|range_name := '"
-)
-PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 _DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -63,7 +35,7 @@ class Profile:
         self.alias = alias
         self.con = con if con is not None else database.connect()
         self.raw_columns = _raw_columns(self.sqlite_path)
-        self._ranges_ready = alias != "main"
+        self._created: set[str] = set()  # views and table macros made so far (main profile: on first use)
         self._build(alias)
 
     # -- construction -------------------------------------------------------------------------
@@ -85,25 +57,34 @@ class Profile:
         for macro, args in SCALAR_MACROS.items():  # no table in them: every catalog gets its own
             body = sql_files.read("macros", macro).text
             self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS ({body})')
-        self._create(catalog, CORE_VIEWS)
-        if catalog != "memory":
-            self._create(catalog, RANGE_VIEWS)
-            return  # macros bind names in the main catalog, not their own: reports run on the main profile only
-        self.con.execute(f"CREATE MACRO kernels_in_range(pattern, want_mode) AS TABLE {_KERNELS_IN_RANGE_STANDIN}")
-        self._create(catalog, (), CORE_MACROS)
+        if catalog != "memory":  # an attached profile: its views now; macros bind names in the main catalog only
+            for view in VIEWS:
+                self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {schema_objects.body(view)}')
 
-    def _create(self, catalog: str, views: tuple[str, ...], macros: dict | None = None) -> None:
-        for view in views:
-            self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {sql_files.read("views", view).text}')
-        for macro, args in (macros or {}).items():
-            body = sql_files.read("macros", macro).text
-            self.con.execute(f'CREATE OR REPLACE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS TABLE {body}')
+    def _ensure_objects(self, query: str) -> None:
+        """Create the views and table macros the query names, and what they read, the first time one is needed."""
+        if self.alias == "main":
+            for name in sorted(schema_objects.wanted_by(query)):
+                self._ensure(name, named=True)
 
-    def _ensure_range_objects(self, query: str) -> None:
-        """Create the NVTX attribution views and macros the first time a query needs them."""
-        if not self._ranges_ready and _NEEDS_RANGES.search(query):
-            self._ranges_ready = True
-            self._create("memory", RANGE_VIEWS, RANGE_MACROS)
+    def _ensure(self, name: str, named: bool) -> None:
+        if name in self._created:
+            return
+        if name in STANDINS and not named:  # only read as a dependency: an empty stand-in until a query names it
+            self._create_object(name, STANDINS[name], replace=False)
+            return
+        for dependency in schema_objects.dependencies()[name]:
+            self._ensure(dependency, named=False)
+        self._create_object(name, schema_objects.body(name), replace=name in STANDINS)
+        self._created.add(name)
+
+    def _create_object(self, name: str, body: str, replace: bool) -> None:
+        create = "CREATE OR REPLACE" if replace else "CREATE"
+        if name in TABLE_MACROS:
+            args = ", ".join(TABLE_MACROS[name])
+            self.con.execute(f"{create} MACRO memory.main.{name}({args}) AS TABLE {body}")
+        else:
+            self.con.execute(f"{create} VIEW memory.main.{name} AS {body}")
 
     def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
         present = self.raw_columns.get(table)
@@ -120,7 +101,7 @@ class Profile:
     def sql(self, query: str, params: dict[str, Any] | None = None) -> Result:
         """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows."""
         try:
-            self._ensure_range_objects(query)
+            self._ensure_objects(query)
             cur = self.con.execute(query, params or {})
             if cur.description is None:
                 return Result([], [])

@@ -6,8 +6,8 @@ import click
 
 from .. import sql_files
 from ..errors import UsageError
-from ..profile import PUBLIC_VIEWS
 from ..result import Result
+from ..schema_objects import PUBLIC_VIEWS
 from .options import emit, output_options
 
 

@@ -156,6 +156,6 @@ class NcuReport:
 
 
 def _nsys_names() -> set[str]:
-    from ..profile import CORE_MACROS, RANGE_MACROS, VIEWS
+    from ..schema_objects import TABLE_MACROS, VIEWS
 
-    return set(VIEWS) | set(CORE_MACROS) | set(RANGE_MACROS)
+    return set(VIEWS) | set(TABLE_MACROS)
