@@ -1,9 +1,5 @@
--- _range_spans: each range once for every segment it covers (see _range_points): the open ranges of each
+-- _range_spans: each range once for every segment it covers (see _range_events): the open ranges of each
 -- segment. Needs: _range_events. Σ rows = Σ over boundaries of the ranges open there (ranges x nesting depth).
--- seg is numbered as in _range_points: the rank of the boundary time within (mode, key).
-WITH numbered AS (
-    SELECT *, dense_rank() OVER (PARTITION BY mode, key ORDER BY p) AS seg FROM _range_events
-)
 SELECT
     mode,                                      -- attribution mode
     key,                                       -- thread or process key
@@ -16,6 +12,6 @@ FROM (
     SELECT
         mode, key, range_id, any_value(start_ns) AS start_ns, any_value(end_ns) AS end_ns,
         max(seg) FILTER (delta = 1) AS first_seg, max(seg) FILTER (delta = -1) AS after_seg
-    FROM numbered
+    FROM _range_events
     GROUP BY mode, key, range_id
 )
