@@ -1,23 +1,24 @@
 -- _op_ranges: every GPU operation with each NVTX range it belongs to, per attribution mode; an operation in no
--- range has one row with range_id NULL. Sort-and-sweep, no range join: an ASOF join finds the segment of
--- _range_points holding a time, and _range_spans lists the ranges open in that segment.
--- Needs: _range_ops, _range_points, _range_spans. Filter on mode (and kind): only that part is computed.
---   thread, process  the launching API call [start, end] lies inside the range: open in the segment of the
---                    call's start and ending at or after the call's end (nsys' rule; thread: same thread)
+-- range has one row with range_id NULL. No range join over all pairs; filter on mode (and kind): only that part
+-- is computed.
+-- Needs: _range_ops, _range_grid, _range_buckets, _range_points, _range_spans.
+--   thread, process  the launching API call [start, end] lies inside the range (nsys' rule; thread: on the
+--                    range's thread, process: on any thread of its process). The call is looked up in the one
+--                    bucket of _range_buckets holding its start, then tested for containment.
 --   gpu              the operation's GPU execution [start, end] overlaps the range (same process): counted once,
---                    in the first segment of the operation where the range is open
+--                    in the first segment of the operation where the range is open. Sort-and-sweep: ASOF joins
+--                    on the segments of _range_points find where the operation starts and ends, and
+--                    _range_spans lists the ranges open in each segment.
 -- The thread and process branches differ only in the key (the launching thread, the process).
-WITH thread_seg AS (
-    SELECT o.*, o.launch_global_tid AS key, p.seg
+WITH thread_located AS (
+    SELECT o.*, o.launch_global_tid AS key, o.launch_start_ns >> g.shift AS bucket
     FROM _range_ops AS o
-    ASOF LEFT JOIN (SELECT key, p, seg FROM _range_points WHERE mode = 'thread') AS p
-        ON p.key = o.launch_global_tid AND o.launch_start_ns >= p.p
+    LEFT JOIN (SELECT key, shift FROM _range_grid WHERE mode = 'thread') AS g ON g.key = o.launch_global_tid
 ),
-process_seg AS (
-    SELECT o.*, o.global_pid AS key, p.seg
+process_located AS (
+    SELECT o.*, o.global_pid AS key, o.launch_start_ns >> g.shift AS bucket
     FROM _range_ops AS o
-    ASOF LEFT JOIN (SELECT key, p, seg FROM _range_points WHERE mode = 'process') AS p
-        ON p.key = o.global_pid AND o.launch_start_ns >= p.p
+    LEFT JOIN (SELECT key, shift FROM _range_grid WHERE mode = 'process') AS g ON g.key = o.global_pid
 ),
 gpu_points AS (
     SELECT key, p, seg, open_ranges, started FROM _range_points WHERE mode = 'gpu'
@@ -54,16 +55,18 @@ SELECT
     s.range_id AS range_id,                    -- the range (NULL: in no range)
     s.start_ns AS range_start_ns,              -- range start (ns)
     s.end_ns AS range_end_ns                   -- range end (ns)
-FROM thread_seg AS l
-LEFT JOIN (SELECT * FROM _range_spans WHERE mode = 'thread') AS s
-    ON s.key = l.key AND s.seg = l.seg AND s.end_ns >= l.launch_end_ns
+FROM thread_located AS l
+LEFT JOIN (SELECT * FROM _range_buckets WHERE mode = 'thread') AS s
+    ON s.key = l.key AND s.bucket = l.bucket
+   AND s.start_ns <= l.launch_start_ns AND s.end_ns >= l.launch_start_ns AND s.end_ns >= l.launch_end_ns
 UNION ALL
 SELECT
     'process', l.kind, l.op_id, l.start_ns, l.end_ns, l.duration_ns, l.global_pid, l.correlation_id, l.device,
     l.stream, l.launch_global_tid, l.name_id, l.short_name_id, l.mangled_name_id, s.range_id, s.start_ns, s.end_ns
-FROM process_seg AS l
-LEFT JOIN (SELECT * FROM _range_spans WHERE mode = 'process') AS s
-    ON s.key = l.key AND s.seg = l.seg AND s.end_ns >= l.launch_end_ns
+FROM process_located AS l
+LEFT JOIN (SELECT * FROM _range_buckets WHERE mode = 'process') AS s
+    ON s.key = l.key AND s.bucket = l.bucket
+   AND s.start_ns <= l.launch_start_ns AND s.end_ns >= l.launch_start_ns AND s.end_ns >= l.launch_end_ns
 UNION ALL
 SELECT
     'gpu', g.kind, g.op_id, g.start_ns, g.end_ns, g.duration_ns, g.global_pid, g.correlation_id, g.device,
