@@ -77,9 +77,27 @@ def nvtx_kernel_summary(
     _check_options(profile, mode, name_kind, needs_kernels=True)
     params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind}
     result = profile.run_file("reports", "nvtx_kernel_summary", params)
+    foreign = _foreign_launches(result)
     _finish(result, KERNEL_HEADERS, ("avg_ns", "med_ns", "stddev_ns"))
-    result.notes.extend(attribution_notes(profile, mode, exclusive))
+    result.notes.extend(attribution_notes(profile, mode, exclusive, foreign))
     return result
+
+
+def _foreign_launches(result: Result) -> list[tuple[str, int, str, int]]:
+    """Take the summary's two process-mode columns out of it, as the rows of nvtx_foreign_launches: (range, its
+    thread, the other launching threads, kernels), heaviest first."""
+    counts: dict[tuple[str, int], int] = {}
+    tids: dict[tuple[str, int], set[int]] = {}
+    n_col = result.columns.index("foreign_kernels")
+    for row in result.rows:
+        if row[n_col]:
+            key = (row[result.columns.index("range")], row[result.columns.index("tid")])
+            counts[key] = counts.get(key, 0) + row[n_col]
+            tids.setdefault(key, set()).update(row[n_col + 1])
+    result.columns = result.columns[:n_col]
+    result.rows = [row[:n_col] for row in result.rows]
+    ordered = sorted(counts, key=lambda k: (-counts[k], k))
+    return [(rng, tid, ", ".join(map(str, sorted(tids[(rng, tid)]))), counts[(rng, tid)]) for rng, tid in ordered]
 
 
 def nvtx_gpu_projection(profile: Profile, mode: str = "thread", exclusive: bool = False) -> Result:
@@ -111,19 +129,21 @@ def nvtx_range_instances(profile: Profile, mode: str = "thread", exclusive: bool
     return result
 
 
-def attribution_notes(profile: Profile, mode: str, exclusive: bool) -> list[str]:
-    """What the numbers mean in this mode, and in `process` mode the ranges that took kernels launched by
-    other threads (check that they belong there)."""
+def attribution_notes(profile: Profile, mode: str, exclusive: bool, foreign: list[tuple] | None = None) -> list[str]:
+    """What the numbers mean in this mode, and in `process` mode the ranges that took GPU operations launched by
+    other threads (check that they belong there): `foreign` when the caller counted them (kernels only), else
+    the rows of nvtx_foreign_launches (all GPU operations)."""
     notes = [_MODE_NOTES[mode] + (" Exclusive: each kernel in its innermost range only." if exclusive else "")]
     if mode == "process":
-        rows = profile.run_file("reports", "nvtx_foreign_launches", {"exclusive": exclusive}).rows
-        for rng, tid, other_tids, n in rows[:5]:
+        if foreign is None:
+            foreign = profile.run_file("reports", "nvtx_foreign_launches", {"exclusive": exclusive}).rows
+        for rng, tid, other_tids, n in foreign[:5]:
             notes.append(
                 f"Warning: {rng} (thread {tid}) holds {n} GPU operation{'s' if n != 1 else ''} launched by "
                 f"other threads ({other_tids}) during its window; check that they belong to it."
             )
-        if len(rows) > 5:
-            notes.append(f"Warning: {len(rows) - 5} more ranges hold operations launched by other threads.")
+        if len(foreign) > 5:
+            notes.append(f"Warning: {len(foreign) - 5} more ranges hold operations launched by other threads.")
     return notes
 
 
@@ -138,7 +158,10 @@ _MODE_NOTES = {
 
 def require_ranges(profile: Profile) -> None:
     """Raise MissingDataError, naming the nsys option to add, when the profile has no NVTX ranges."""
-    if not profile.has_table("NVTX_EVENTS") or not profile.sql("SELECT 1 FROM _nvtx_range_times LIMIT 1").rows:
+    # The event types of _nvtx_range_times: push/pop and start/end ranges (asked of the raw table, which stops at
+    # the first one; the view closes open ranges with a maximum over all events).
+    ranges = "SELECT 1 FROM compat.NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71) LIMIT 1"
+    if not profile.has_table("NVTX_EVENTS") or not profile.sql(ranges).rows:
         raise MissingDataError(_NO_NVTX.format(path=profile.path))
 
 

@@ -3,10 +3,12 @@
 -- Needs: nvtx_attributed_ops, _nvtx_ranges, strings. Parameters: $mode ('thread' | 'process' | 'gpu'),
 -- $exclusive (innermost range only), $name_kind ('demangled' | 'short' | 'mangled', as kernels_in).
 -- Unrounded. Ordered as nsys: range name (empty first), PID, TID, total time descending (then kernel name).
-WITH labels AS (  -- one small integer per output range label: the million-row grouping stays on integers
+-- The last two columns are not nsys': in process mode, the kernels of a row that other threads than the range's
+-- launched (the report warns about them and leaves the columns out).
+WITH labels AS (  -- one integer per output range label (its first range id): the big grouping stays on integers
     SELECT
         range_id, name, style, pid, tid,
-        dense_rank() OVER (ORDER BY name, style, pid, tid) AS label_id,
+        first_value(range_id) OVER label_order AS label_id,
         -- another range of the same label overlaps this one: a kernel may then count twice in the label, and
         -- only such rows need the costly distinct count
         coalesce(start_ns <= max(end_ns) OVER earlier, false)
@@ -23,6 +25,8 @@ rows AS (
         a.op_id,
         a.duration_ns,
         coalesce(l.may_repeat, false) AS may_repeat,
+        a.launch_global_tid & 16777215 AS launch_tid,
+        $mode = 'process' AND a.launch_global_tid & 16777215 <> l.tid AS foreign_launch,
         CASE $name_kind
             WHEN 'short' THEN coalesce(a.short_name_id, a.name_id)
             WHEN 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
@@ -41,7 +45,9 @@ summary AS (
         median(duration_ns) AS med,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
-        exact_variance(duration_ns) AS variance
+        exact_variance(duration_ns) AS variance,
+        count(*) FILTER (foreign_launch) AS foreign_kernels,
+        list(DISTINCT launch_tid) FILTER (foreign_launch) AS foreign_tids
     FROM rows
     GROUP BY label_id, unranged_tid, name_id
 )
@@ -58,7 +64,9 @@ SELECT
     s.min AS min_ns,                           -- shortest kernel
     s.max AS max_ns,                           -- longest kernel
     coalesce(sqrt(s.variance), 0) AS stddev_ns, -- sample standard deviation (0 for one kernel)
-    n.value AS kernel_name                     -- kernel name (demangled, short or mangled)
+    n.value AS kernel_name,                    -- kernel name (demangled, short or mangled)
+    s.foreign_kernels,                         -- process mode: kernels launched by other threads than the range's
+    s.foreign_tids                             -- process mode: those threads
 FROM summary AS s
 LEFT JOIN (SELECT DISTINCT label_id, name, style, pid, tid FROM labels) AS l ON l.label_id = s.label_id
 LEFT JOIN strings AS n ON n.id = s.name_id
