@@ -348,3 +348,39 @@ def test_sweep_equals_a_plain_range_join(tmp_path, seed):
         fast = p.sql("SELECT mode, op_id, range_id FROM _op_ranges").rows
         naive = p.sql(NAIVE).rows
     assert sorted(fast, key=str) == sorted(naive, key=str)
+
+
+def multiscale_profile(rng: random.Random) -> Profile:
+    """Ranges of very different lengths at nsys-sized timestamps: one range over everything, a dense cluster of
+    ranges of 0-3 ns, medium ranges, on two threads; launches that start or end exactly on range boundaries."""
+    base = 1_700_000_000_000
+    ranges = [Range("all", base, base + 10_000_000, tid=1)]
+    cluster = base + rng.randint(0, 9_000_000)
+    t = cluster
+    for _ in range(300):  # tiny pushes/pops packed back to back
+        length = rng.randint(0, 3)
+        ranges.append(Range(f"tiny{rng.randint(0, 2)}", t, t + length, tid=1))
+        t += length + rng.randint(0, 2)
+    for _ in range(40):
+        start = base + rng.randint(0, 9_900_000)
+        ranges.append(Range(f"mid{rng.randint(0, 1)}", start, start + rng.randint(1_000, 100_000), tid=2,
+                            style="StartEnd"))
+    boundaries = [b for r in ranges for b in (r.start, r.end)]
+    launches = []
+    for _ in range(400):
+        if rng.random() < 0.5:
+            start = rng.choice(boundaries) - rng.choice((0, 0, 1))
+        else:
+            start = rng.choice((cluster, base)) + rng.randint(0, 2_000 if rng.random() < 0.7 else 10_000_000)
+        end = start + rng.choice((0, 1, 2, rng.randint(0, 50)))
+        launches.append(Launch(start, end, [(end + 5, end + 50)], f"k{rng.randint(0, 2)}", tid=rng.choice((1, 2))))
+    return Profile(ranges, launches)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_buckets_equal_a_plain_range_join_across_scales(tmp_path, seed):
+    path = write_profile(tmp_path / "p.sqlite", multiscale_profile(random.Random(seed)))
+    with nsys_analytics.open(path) as p:
+        fast = p.sql("SELECT mode, op_id, range_id FROM _op_ranges").rows
+        naive = p.sql(NAIVE).rows
+    assert sorted(fast, key=str) == sorted(naive, key=str)
