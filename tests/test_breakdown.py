@@ -335,17 +335,17 @@ def test_filters_reach_the_query(overlapping):
 # -- --by range: the process rule, checked against a brute-force reading of the SQLite file ------------------
 
 def brute_force_range(profile: Path, range_name: str, same_thread: bool = False) -> tuple[int, int]:
-    """(kernels, summed ns) launched by an API call that started inside a `range_name` range of the same
-    process (and, with `same_thread`, on the range's own thread: nsys' rule)."""
+    """(kernels, summed ns) launched by an API call that ran inside a `range_name` range of the same process
+    (and, with `same_thread`, on the range's own thread: nsys' rule)."""
     con = sqlite3.connect(f"file:{profile}?mode=ro", uri=True)
     ranges = con.execute(
         "SELECT start, \"end\", globalTid FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s ON s.id = e.textId "
         "WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL AND coalesce(e.text, s.value) = ?", (range_name,)
     ).fetchall()
-    calls = con.execute("SELECT start, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchall()
+    calls = con.execute('SELECT start, "end", globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME').fetchall()
     inside = {
-        (tid >> 24, corr) for start, tid, corr in calls
-        if any(s <= start < e and tid >> 24 == rtid >> 24 and (not same_thread or tid == rtid)
+        (tid >> 24, corr) for start, end, tid, corr in calls
+        if any(s <= start and end <= e and tid >> 24 == rtid >> 24 and (not same_thread or tid == rtid)
                for s, e, rtid in ranges)
     }
     kernels = con.execute('SELECT globalPid, correlationId, "end" - start FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchall()
@@ -394,7 +394,7 @@ def test_by_range_errors():
     two = run("breakdown", GOOD, GOOD, "--by", "range")
     assert two.exit_code == 2 and "one profile" in two.output
     no_nvtx = run("breakdown", PROFILES / "no_nvtx.sqlite", "--by", "range")
-    assert no_nvtx.exit_code == 1 and "--trace=nvtx" in no_nvtx.output
+    assert no_nvtx.exit_code == 1 and "--trace=cuda,nvtx" in no_nvtx.output
 
 
 def test_range_filters_keep_kernels_only():

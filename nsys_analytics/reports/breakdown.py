@@ -121,10 +121,10 @@ def summarize_ranges(
     chosen = check_ranges(spans, names) if names else None
     if chosen is None:  # all ranges on the kernel basis, then the heaviest
         every = sorted({s.range for s in spans})
-        rows = range_name_times(profile, rules, filters, memory_ops, spans, every, busy=False)
+        rows = range_name_times(profile, rules, filters, memory_ops, every, busy=False)
         chosen = heaviest_ranges(spans, rows)
     if basis != "kernel" or names:
-        rows = range_name_times(profile, rules, filters, memory_ops, spans, chosen, busy=basis != "kernel")
+        rows = range_name_times(profile, rules, filters, memory_ops, chosen, busy=basis != "kernel")
     windows = range_windows(spans, chosen)
     columns = []
     for name in chosen:

@@ -1,10 +1,11 @@
--- breakdown_range_spans: the closed NVTX ranges (push/pop and start/end) of every process, for `breakdown --by range`.
--- Needs: nvtx_events. No parameters. Ranges of a non-default domain are named 'domain:text'.
+-- breakdown_range_spans: every NVTX push/pop and start/end range of every process, for `breakdown --by range`:
+-- the names it can show, their first start and how long each was open. Needs: _nvtx_ranges. No parameters.
+-- Named as breakdown shows them: the text in the default domain ('forward'), 'domain:text' in another. A range
+-- left open at the end of the capture is closed there, as the attribution closes it.
 SELECT
     pid,                                       -- process that opened the range
-    CASE WHEN domain = '' THEN name ELSE domain || ':' || name END AS range, -- range name
+    coalesce(CASE WHEN domain IS NULL THEN text ELSE name END, name) AS range, -- range name
     start_ns,                                  -- range start (ns)
     end_ns                                     -- range end (ns)
-FROM nvtx_events
-WHERE style <> 'Mark' AND end_ns IS NOT NULL AND name IS NOT NULL
+FROM _nvtx_ranges
 ORDER BY pid, start_ns, end_ns, range
