@@ -35,6 +35,8 @@ def connect() -> duckdb.DuckDBPyConnection:
         "temp_directory": str(Path(tempfile.gettempdir()) / "nsys-analytics-duckdb"),
     })
     con.execute(f"LOAD '{_sqlite_extension_path()}'")
+    # DuckDB draws its progress bar on stdout, into tables and CSV; progress.py shows long work on stderr.
+    con.execute("SET enable_progress_bar = false")
     return con
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from . import database, schema_objects, source, sql_files
+from . import database, progress, schema_objects, source, sql_files
 from .errors import ProfileError, QueryError, UsageError
 from .raw_schema import RAW_TABLES
 from .result import Result
@@ -102,7 +102,8 @@ class Profile:
         """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows."""
         try:
             self._ensure_objects(query)
-            cur = self.con.execute(query, params or {})
+            with progress.showing(f"querying {self.path.name}"):
+                cur = self.con.execute(query, params or {})
             if cur.description is None:
                 return Result([], [])
             return Result([d[0] for d in cur.description], cur.fetchall())

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+from . import progress
 from .errors import ProfileError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -124,7 +125,8 @@ def _exported_report(rep: Path) -> Path:
     target = rep.with_suffix(".sqlite") if os.access(rep.parent, os.W_OK) else _cache_path(rep)
     target.parent.mkdir(parents=True, exist_ok=True)
     cmd = [nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", str(target), str(rep)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    with progress.showing(f"exporting {rep.name} with nsys (once)"):
+        done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0 or not target.exists():
         last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise ProfileError(f"{rep}: `nsys export` failed ({last[0]}); {EXPORT_HINT} and pass the .sqlite")

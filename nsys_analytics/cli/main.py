@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from .. import progress
 from ..errors import EXIT_DATA_ERROR, NsysAnalyticsError
 
 EXIT_INTERNAL_ERROR = 3
@@ -89,6 +90,7 @@ def cli(debug: bool) -> None:
 
 
 def main() -> None:
+    progress.enable(sys.stderr)  # elapsed time of long work, on a terminal only
     try:
         cli(prog_name="nsys-analytics")
     except NsysAnalyticsError as e:  # raised while parsing options (e.g. a bad --start)

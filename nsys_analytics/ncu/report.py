@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 
-from .. import database, sql_files
+from .. import database, progress, sql_files
 from ..errors import ProfileError, QueryError, UsageError
 from ..result import Result
 from . import load_csv, load_report, source, tables
@@ -40,7 +40,8 @@ class NcuReport:
                  workers: int | None = None):
         self.path, self.source_kind = source.check_path(path)
         self.alias = alias
-        data = self._load(workers)
+        with progress.showing(f"reading {self.path.name}"):
+            data = self._load(workers)
         self.info: dict[str, str] = dict(data.info)
         self.num_kernels = data.num_kernels
         self.con = con if con is not None else database.connect()
