@@ -1,6 +1,7 @@
 """Benchmark the NVTX reports against nsys 2022.4 on 0.25, 0.5, 1 and 2 M kernels (issue 3's speed goals).
 
     python bench/bench_nvtx.py [--runs 3] [--sizes 250,500,1061,2000] [--nsys-gpuproj-timeout 0]
+    python bench/bench_nvtx.py --profile FILE.sqlite   # one given profile instead (e.g. bench/add_launch_ranges.py)
 
 Profiles: /tmp/bench/train_k250.sqlite, train_k500, train_x300 (1.06 M kernels), train_k2000 (cs336_small_train
 scaled along the time axis, see bench/README.md) when they exist, else scaled copies of fixtures/profiles/
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per measurement (median wall, max memory)")
     parser.add_argument("--sizes", default="250,500,1061,2000", help="thousands of kernels, comma-separated")
+    parser.add_argument("--profile", type=Path, help="measure this profile instead of the scaled sizes")
     parser.add_argument("--nsys-gpuproj-timeout", type=float, default=0,
                         help="also run nsys 2022.4 nvtxgpuproj, stopped after this many seconds (0: skip)")
     args = parser.parse_args(argv)
@@ -96,8 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     if nsys is None:
         print("nsys 2022.4 not found (bash bench/install_nsys_2022.sh): our figures only", flush=True)
     print(f"{'kernels':>8s}  {'what':42s} {'wall':>10s}  {'per M':>8s}  {'peak RSS':>11s}  vs nsys 2022.4")
-    for size in (int(s) for s in args.sizes.split(",")):
-        profile = profile_for(size)
+    profiles = [args.profile] if args.profile else [profile_for(int(s)) for s in args.sizes.split(",")]
+    for profile in profiles:
         kernels = count_kernels(profile)
         reference = nsys_report(nsys, profile, "nvtxkernsum", args.runs) if nsys else None
         seconds = attribution_seconds(profile, args.runs)
