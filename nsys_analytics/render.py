@@ -27,8 +27,9 @@ def to_csv(result) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(result.display_headers)
-    for row in result.rows:
-        writer.writerow([_plain(v) for v in row])
+    # The csv module writes None as '' and other values with str(); only floats need their one decimal. A
+    # comprehension per row, not a call per cell: a trace can have millions of rows.
+    writer.writerows([f"{v:.1f}" if type(v) is float else v for v in row] for row in result.rows)
     return out.getvalue()
 
 

@@ -182,6 +182,7 @@ def _check_options(profile: Profile, mode: str, name_kind: str = "demangled", ne
 
 def _finish(result: Result, headers: dict[str, str], rounded: tuple[str, ...]) -> None:
     """Round like nsys and set nsys' headers, in place."""
-    idx = {result.columns.index(c) for c in rounded}
-    result.rows = [tuple(nsys_round(v) if i in idx else v for i, v in enumerate(row)) for row in result.rows]
+    if rounded:
+        idx = {result.columns.index(c) for c in rounded}
+        result.rows = [tuple(nsys_round(v) if i in idx else v for i, v in enumerate(row)) for row in result.rows]
     result.headers = [headers[c] for c in result.columns]
