@@ -15,8 +15,7 @@ VIEWS = (
     "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "cuda_api", "nvtx_events",
     "memcpy", "memset", "syncs", "devices", "session",
     "_nvtx_range_times", "_nvtx_ranges", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
-    "_range_events", "_range_points",
-    "_range_spans", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
+    "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
 )
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 # Table macros (parametrized views) with their parameters.

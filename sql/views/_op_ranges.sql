@@ -1,14 +1,15 @@
 -- _op_ranges: every GPU operation with each NVTX range it belongs to, per attribution mode; an operation in no
--- range has one row with range_id NULL. No range join over all pairs; filter on mode (and kind): only that part
--- is computed.
--- Needs: _range_ops, _range_grid, _range_buckets, _range_points, _range_spans.
+-- range has one row with range_id NULL. No range join over all pairs: ranges are listed per time bucket
+-- (_range_buckets) and an operation meets only the ranges of its own bucket(s). Filter on mode (and kind): only
+-- that part is computed.
+-- Needs: _range_ops, _range_grid, _range_buckets.
 --   thread, process  the launching API call [start, end] lies inside the range (nsys' rule; thread: on the
---                    range's thread, process: on any thread of its process). The call is looked up in the one
---                    bucket of _range_buckets holding its start, then tested for containment.
---   gpu              the operation's GPU execution [start, end] overlaps the range (same process): counted once,
---                    in the first segment of the operation where the range is open. Sort-and-sweep: ASOF joins
---                    on the segments of _range_points find where the operation starts and ends, and
---                    _range_spans lists the ranges open in each segment.
+--                    range's thread, process: on any thread of its process), looked up in the bucket of the
+--                    call's start
+--   gpu              the operation's GPU execution [start, end] overlaps the range (same process, on the
+--                    process grid). An operation within one bucket (nearly all) is looked up there; one that
+--                    spans several meets each range in the first bucket they share, and gets a NULL row only
+--                    if it meets none.
 -- The thread and process branches differ only in the key (the launching thread, the process).
 WITH thread_located AS (
     SELECT o.*, o.launch_global_tid AS key, o.launch_start_ns >> g.shift AS bucket
@@ -20,22 +21,38 @@ process_located AS (
     FROM _range_ops AS o
     LEFT JOIN (SELECT key, shift FROM _range_grid WHERE mode = 'process') AS g ON g.key = o.global_pid
 ),
-gpu_points AS (
-    SELECT key, p, seg, open_ranges, started FROM _range_points WHERE mode = 'gpu'
-),
 gpu_located AS (
-    SELECT o.*, coalesce(a.seg, 0) AS seg_lo, b.seg AS seg_hi,  -- segment 0: before the first boundary
-           coalesce(a.open_ranges > 0 OR b.started > coalesce(a.started, 0), false) AS overlaps_any
+    SELECT o.*, o.start_ns >> g.shift AS first_bucket, o.end_ns >> g.shift AS last_bucket, g.shift
     FROM _range_ops AS o
-    ASOF LEFT JOIN gpu_points AS a ON a.key = o.global_pid AND o.start_ns >= a.p
-    ASOF LEFT JOIN gpu_points AS b ON b.key = o.global_pid AND o.end_ns >= b.p
+    LEFT JOIN (SELECT key, shift FROM _range_grid WHERE mode = 'process') AS g ON g.key = o.global_pid
 ),
-gpu_seg AS (  -- in its first segment an operation meets every open range; later only those starting there
-    SELECT *, CASE WHEN seg = seg_lo THEN 0 ELSE seg END AS min_first_seg
-    FROM (
-        SELECT *, unnest(CASE WHEN overlaps_any THEN range(seg_lo, seg_hi + 1) ELSE [NULL::BIGINT] END) AS seg
-        FROM gpu_located
-    )
+gpu_buckets AS (
+    SELECT * FROM _range_buckets WHERE mode = 'process'
+),
+gpu_spanning AS (  -- operations over several buckets, once per bucket
+    SELECT *, unnest(range(first_bucket, last_bucket + 1)) AS bucket
+    FROM gpu_located
+    WHERE last_bucket > first_bucket
+),
+gpu_spanning_met AS (  -- their ranges, each pair in the first bucket both lie in
+    SELECT l.*, s.range_id, s.start_ns AS range_start_ns, s.end_ns AS range_end_ns
+    FROM gpu_spanning AS l
+    JOIN gpu_buckets AS s
+        ON s.key = l.global_pid AND s.bucket = l.bucket AND s.start_ns <= l.end_ns AND s.end_ns >= l.start_ns
+       AND l.bucket = greatest(l.first_bucket, s.start_ns >> l.shift)
+),
+gpu_met AS (
+    SELECT l.*, s.range_id, s.start_ns AS range_start_ns, s.end_ns AS range_end_ns
+    FROM (SELECT * FROM gpu_located WHERE last_bucket = first_bucket OR shift IS NULL) AS l
+    LEFT JOIN gpu_buckets AS s
+        ON s.key = l.global_pid AND s.bucket = l.first_bucket AND s.start_ns <= l.end_ns AND s.end_ns >= l.start_ns
+    UNION ALL
+    SELECT * EXCLUDE (bucket) FROM gpu_spanning_met
+    UNION ALL
+    SELECT l.*, NULL, NULL, NULL
+    FROM gpu_located AS l
+    WHERE l.last_bucket > l.first_bucket
+      AND NOT EXISTS (SELECT 1 FROM gpu_spanning_met AS m WHERE m.kind = l.kind AND m.op_id = l.op_id)
 )
 SELECT
     'thread' AS mode,                          -- 'thread', 'process' or 'gpu'
@@ -70,8 +87,6 @@ LEFT JOIN (SELECT * FROM _range_buckets WHERE mode = 'process') AS s
 UNION ALL
 SELECT
     'gpu', g.kind, g.op_id, g.start_ns, g.end_ns, g.duration_ns, g.global_pid, g.correlation_id, g.device,
-    g.stream, g.launch_global_tid, g.name_id, g.short_name_id, g.mangled_name_id, s.range_id, s.start_ns, s.end_ns
-FROM gpu_seg AS g
-LEFT JOIN (SELECT * FROM _range_spans WHERE mode = 'gpu') AS s
-    ON s.key = g.global_pid AND s.seg = g.seg AND s.first_seg >= g.min_first_seg
-WHERE s.range_id IS NOT NULL OR NOT g.overlaps_any
+    g.stream, g.launch_global_tid, g.name_id, g.short_name_id, g.mangled_name_id, g.range_id, g.range_start_ns,
+    g.range_end_ns
+FROM gpu_met AS g
