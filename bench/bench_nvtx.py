@@ -9,8 +9,9 @@ gpt_train.sqlite made in bench-data/. For each profile it prints:
 
 - attribution: seconds of query to place every kernel in its ranges (nsys' thread rule, inclusive), on an open
   profile in a fresh process (best of --runs);
-- whole processes (median wall time, largest peak RSS of --runs): `nsys-analytics nvtx-kernels`, `nvtx-gpu`,
-  `nvtx-kernels --attribution process`, and `nsys stats --report nvtxkernsum` (2022.4) with the speed-up;
+- whole processes (median wall time, largest peak RSS of --runs): `nsys-analytics nvtx-kernels` (also with
+  `--attribution process` and `gpu`), `nvtx-gpu` (also `--trace`), and `nsys stats --report nvtxkernsum`
+  (2022.4) with the speed-up;
 - with --nsys-gpuproj-timeout S > 0, also nsys 2022.4's nvtxgpuproj, stopped after S seconds.
 Goals: attribution <= 1 s; nvtx-kernels >= 10x faster than nsys; nvtx-gpu < 5 s; peak memory < 500 MB;
 time linear in events (compare the per-million-kernel column).
@@ -59,6 +60,7 @@ def ours(profile: Path, runs: int) -> dict[str, dict]:
     commands = {
         "nvtx-kernels": ["nvtx-kernels"],
         "nvtx-kernels --attribution process": ["nvtx-kernels", "--attribution", "process"],
+        "nvtx-kernels --attribution gpu": ["nvtx-kernels", "--attribution", "gpu"],
         "nvtx-gpu": ["nvtx-gpu"],
         "nvtx-gpu --trace": ["nvtx-gpu", "--trace"],
     }
