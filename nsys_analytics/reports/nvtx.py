@@ -135,15 +135,17 @@ def attribution_notes(profile: Profile, mode: str, exclusive: bool, foreign: lis
     the rows of nvtx_foreign_launches (all GPU operations)."""
     notes = [_MODE_NOTES[mode] + (" Exclusive: each kernel in its innermost range only." if exclusive else "")]
     if mode == "process":
+        what = "kernel"
         if foreign is None:
             foreign = profile.run_file("reports", "nvtx_foreign_launches", {"exclusive": exclusive}).rows
+            what = "GPU operation"
         for rng, tid, other_tids, n in foreign[:5]:
             notes.append(
-                f"Warning: {rng} (thread {tid}) holds {n} GPU operation{'s' if n != 1 else ''} launched by "
+                f"Warning: {rng} (thread {tid}) holds {n:,} {what}{'s' if n != 1 else ''} launched by "
                 f"other threads ({other_tids}) during its window; check that they belong to it."
             )
         if len(foreign) > 5:
-            notes.append(f"Warning: {len(foreign) - 5} more ranges hold operations launched by other threads.")
+            notes.append(f"Warning: {len(foreign) - 5} more ranges hold {what}s launched by other threads.")
     return notes
 
 
