@@ -71,7 +71,7 @@ class Profile:
         if name in self._created:
             return
         if name in STANDINS and not named:  # only read as a dependency: an empty stand-in until a query names it
-            self._create_object(name, STANDINS[name], replace=False)
+            self._create_object(name, STANDINS[name], replace=True)
             return
         for dependency in schema_objects.dependencies()[name]:
             self._ensure(dependency, named=False)

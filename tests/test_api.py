@@ -54,3 +54,16 @@ def test_views_are_identical_across_versions(tmp_path):
 def test_open_rejects_bad_input(tmp_path):
     with pytest.raises(ProfileError, match="no such file"):
         nsys_analytics.open(tmp_path / "missing.sqlite")
+
+
+def test_views_are_made_on_first_use_and_all_listed_to_catalog_queries():
+    kernels_in = "SELECT count(*) FROM kernels_in('demangled', NULL, NULL, NULL, NULL, NULL, NULL{})"
+    with nsys_analytics.open(PROFILES / "gpt_train.sqlite") as p:
+        every = p.sql(kernels_in.format("")).rows
+        # the plain kernel filter did not bind the NVTX attribution; a range filter then gets the real one
+        assert "_op_ranges" not in p._created
+        forward = p.sql(kernels_in.format(", range_name := 'forward'")).rows
+        assert "_op_ranges" in p._created and 0 < forward[0][0] < every[0][0]
+    with nsys_analytics.open(PROFILES / "gpt_train.sqlite") as p:
+        listed = {name for (name,) in p.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").rows}
+    assert {"kernels", "kernel_ranges", "nvtx_events", "_op_ranges"} <= listed
