@@ -15,7 +15,7 @@ VIEWS = (
     "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "cuda_api", "nvtx_events",
     "memcpy", "memset", "syncs", "devices", "session",
     "_nvtx_range_times", "_nvtx_ranges", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
-    "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
+    "_op_ranges_launch", "_op_ranges_gpu", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
 )
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 # Table macros (parametrized views) with their parameters.
@@ -32,6 +32,8 @@ SCALAR_MACROS = {"exact_variance": ("x",), "mem_kind": ("k",)}
 # it is given a range name, and the real one would bind the whole NVTX attribution.
 STANDINS = {"kernels_in_range": "SELECT CAST(NULL AS BIGINT) AS kernel_id WHERE false"}
 
+# Objects a body reads through query_table('name'), which the scan of its code cannot see.
+_READ_BY_STRING = {"nvtx_attributed_ops": ("_op_ranges_launch", "_op_ranges_gpu")}
 # Comments and string literals name no object ('kernel' is a value, "-- kernels: ..." a note).
 _NOT_CODE = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
 _NAMES = re.compile(r"\b(" + "|".join(sorted((*VIEWS, *TABLE_MACROS), key=len, reverse=True)) + r")\b")
@@ -50,7 +52,8 @@ def body(name: str) -> str:
 @cache
 def dependencies() -> dict[str, tuple[str, ...]]:
     """{object: the views and table macros its SQL names}."""
-    return {name: tuple(sorted(_named_in(body(name)) - {name})) for name in (*VIEWS, *TABLE_MACROS)}
+    return {name: tuple(sorted((_named_in(body(name)) | set(_READ_BY_STRING.get(name, ()))) - {name}))
+            for name in (*VIEWS, *TABLE_MACROS)}
 
 
 def wanted_by(query: str) -> set[str]:
