@@ -36,6 +36,7 @@ def prepare(profile: Profile, window: Window) -> None:
     ops = sql_files.inline_params(_body("_gpu_ops"), window.params())
     profile.sql(f"CREATE OR REPLACE TABLE _diag.gpu_ops AS {ops}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {_body('_chunks')}")
+    profile.sql(f"CREATE OR REPLACE MACRO _diag.busy_islands(kernels_only) AS TABLE {_body('_busy_islands')}")
 
 
 def _has_schema(profile: Profile) -> bool:

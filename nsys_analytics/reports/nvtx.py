@@ -88,10 +88,10 @@ def _foreign_launches(result: Result) -> list[tuple[str, int, str, int]]:
     thread, the other launching threads, kernels), heaviest first."""
     counts: dict[tuple[str, int], int] = {}
     tids: dict[tuple[str, int], set[int]] = {}
-    n_col = result.columns.index("foreign_kernels")
+    n_col, range_col, tid_col = (result.columns.index(c) for c in ("foreign_kernels", "range", "tid"))
     for row in result.rows:
         if row[n_col]:
-            key = (row[result.columns.index("range")], row[result.columns.index("tid")])
+            key = (row[range_col], row[tid_col])
             counts[key] = counts.get(key, 0) + row[n_col]
             tids.setdefault(key, set()).update(row[n_col + 1])
     result.columns = result.columns[:n_col]

@@ -2,22 +2,10 @@
 -- pageable or pinned host memory, and the part during which a kernel ran (on another stream: a stream runs one
 -- operation at a time). Kernel-busy time is read from a cumulative busy-time curve over merged kernel islands
 -- with two ASOF joins (no interval join).
--- Needs: _diag.gpu_ops, _diag.chunks(chunks), memcpy.
+-- Needs: _diag.busy_islands(kernels_only), _diag.chunks(chunks), memcpy.
 -- Params: $from_ns, $to_ns: time window; $chunks: number of chunks per span.
 WITH
-    flagged AS (
-        SELECT pid, device, start_ns, end_ns,
-               CASE WHEN start_ns > max(end_ns) OVER w THEN 1 ELSE 0 END AS new_island
-        FROM _diag.gpu_ops WHERE op = 'kernel'
-        WINDOW w AS (PARTITION BY pid, device ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ),
-    numbered AS (
-        SELECT *, sum(new_island) OVER (PARTITION BY pid, device ORDER BY start_ns ROWS UNBOUNDED PRECEDING) AS island
-        FROM flagged
-    ),
-    islands AS (
-        SELECT pid, device, min(start_ns) AS start_ns, max(end_ns) AS end_ns FROM numbered GROUP BY pid, device, island
-    ),
+    islands AS (SELECT * FROM _diag.busy_islands(true)),
     curve AS (
         SELECT *, coalesce(sum(end_ns - start_ns) OVER (PARTITION BY pid, device ORDER BY start_ns
                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS busy_before_ns

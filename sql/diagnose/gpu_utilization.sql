@@ -1,23 +1,10 @@
 -- gpu_utilization: busy time of each process/device per chunk of its GPU span, counting a moment once however
--- many streams run then (busy union across streams). Busy islands come from a running max over operations
--- sorted by start; islands are cut at chunk boundaries by unnesting the chunks they cover.
--- Needs: _diag.gpu_ops, _diag.chunks(chunks).
+-- many streams run then (busy union across streams). Busy islands (_busy_islands.sql) are cut at chunk
+-- boundaries by unnesting the chunks they cover.
+-- Needs: _diag.busy_islands(kernels_only), _diag.chunks(chunks).
 -- Params: $chunks: number of chunks per span.
 WITH
-    flagged AS (
-        SELECT pid, device, start_ns, end_ns,
-               CASE WHEN start_ns > max(end_ns) OVER w THEN 1 ELSE 0 END AS new_island
-        FROM _diag.gpu_ops
-        WHERE op <> 'overhead'
-        WINDOW w AS (PARTITION BY pid, device ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ),
-    numbered AS (
-        SELECT *, sum(new_island) OVER (PARTITION BY pid, device ORDER BY start_ns ROWS UNBOUNDED PRECEDING) AS island
-        FROM flagged
-    ),
-    islands AS (
-        SELECT pid, device, min(start_ns) AS start_ns, max(end_ns) AS end_ns FROM numbered GROUP BY pid, device, island
-    ),
+    islands AS (SELECT * FROM _diag.busy_islands(false)),
     grid AS (SELECT DISTINCT pid, device, span_start_ns, chunk_ns FROM _diag.chunks($chunks)),
     pieces AS (
         SELECT i.pid, i.device, i.start_ns, i.end_ns,
