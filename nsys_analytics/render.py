@@ -55,8 +55,9 @@ def to_table(result) -> str:
     if not result.rows:
         return "(no rows)\n" + "".join(f"{n}\n" for n in result.notes)
     numeric = _numeric_columns(result)
-    cells = [[_pretty(v) if numeric[i] else shorten_name(_plain(v)) for i, v in enumerate(row)]
-             for row in result.rows]
+    texts = [shorten_names({_plain(row[i]) for row in result.rows}) if not numeric[i] else {}
+             for i in range(len(headers))]
+    cells = [[_pretty(v) if numeric[i] else texts[i][_plain(v)] for i, v in enumerate(row)] for row in result.rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
     lines = [_line(headers, widths, [False] * len(headers)), "  ".join("-" * w for w in widths)]
     lines += [_line(r, widths, numeric) for r in cells]
@@ -101,21 +102,67 @@ def _json_value(v):
 
 
 _ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
+# Noise that long C++ kernel names repeat: casts on template values, library namespaces, lambda call operators.
+_CASTS = re.compile(r"\((?:unsigned |signed )?(?:int|long|long long|short|char|bool)\)(?=-?\d)")
+_NAMESPACES = re.compile(r"\b(?:at::native::|at::|c10::|std::|templates::cuda::|binary_internal::)|<unnamed>::")
+_CALL_OPERATOR = re.compile(r"::operator \(\)\(\) const")
+_INSTANCE = re.compile(r" \(instance (\d+)\)\]")
+# Lambdas without arguments are type dispatch (AT_DISPATCH_*): the lambda with arguments after them is the functor.
+_DISPATCH_LAMBDAS = re.compile(r"(?:::\[lambda\(\)#\d+\])+(?=::\[lambda\()")
+# An argument list inside the name (`direct_copy_kernel_cuda(at::TensorIteratorBase &)`), not a lambda's own.
+_INNER_ARGS = re.compile(r"(?<=[\w>])(?<!lambda)\((?:[^()]|\([^()]*\))+\)")
+LEVELS = 5  # 0 whole, 1 tidied, 2 and 3 deep template arguments collapsed, 4 middle cut
 
 
-def shorten_name(name: str, width: int = NAME_WIDTH) -> str:
-    """Shorten a long C++ kernel name for a table: drop the argument list, then nested template
-    arguments, then cut the middle (the outer template arguments tell variants apart). `void f<a<b>, c>(int, float)` -> `void f<a<…>, c>(…)`."""
-    if len(name) <= width:
-        return name
-    short = _ARGS.sub("(…)", name.replace("<unnamed>", "\0"))
-    if len(short) > width:
-        short = _collapse_templates(short, 2)
-    short = short.replace("\0", "<unnamed>")
-    if len(short) > width:
-        keep = width - 1
-        short = short[: keep // 2] + "…" + short[len(short) - (keep - keep // 2):]
+def shorten_name(name: str, width: int = NAME_WIDTH, max_level: int = LEVELS - 1) -> str:
+    """Shorten a long C++ kernel name for a table, by the least of these steps that fits `width` (at most
+    `max_level` of them): (1) drop the casts, library namespaces, call operators and argument lists but keep what
+    tells kernels apart, the functor or lambda (`elementwise_kernel<128, 2, void
+    gpu_kernel_impl_nocast<masked_fill_kernel(…)::[lambda(float, bool)#1]>(…)…`); (2, 3) collapse template
+    arguments nested three, then two brackets deep into `<…>`; (4) cut the middle."""
+    short = name
+    for level in range(1, max_level + 1):
+        if len(short) <= width:
+            return short
+        short = _LEVEL_STEPS[level](short, width)
     return short
+
+
+def shorten_names(names, width: int = NAME_WIDTH) -> dict[str, str]:
+    """{name: shown text} for the names of one table column: as short as `shorten_name` makes them, except that
+    two different names never share a text (those take a longer form, at worst their whole name)."""
+    level = dict.fromkeys(names, LEVELS - 1)
+    while True:
+        shown = {n: shorten_name(n, width, level[n]) for n in level}
+        by_text: dict[str, list[str]] = {}
+        for n, text in shown.items():
+            by_text.setdefault(text, []).append(n)
+        clashes = [n for group in by_text.values() if len(group) > 1 for n in group if level[n] > 0]
+        if not clashes:
+            return shown
+        for n in clashes:
+            level[n] -= 1
+
+
+def _tidy(name: str, width: int) -> str:
+    short = _ARGS.sub("(…)", name)
+    short = _NAMESPACES.sub("", _CASTS.sub("", short))
+    short = _INSTANCE.sub(r"#\1]", _CALL_OPERATOR.sub("", short))
+    return _DISPATCH_LAMBDAS.sub("", _INNER_ARGS.sub("(…)", short))
+
+
+def _collapse(level: int):
+    def step(name: str, width: int) -> str:
+        return _collapse_templates(name.replace("<unnamed>", "\0"), level).replace("\0", "<unnamed>")
+    return step
+
+
+def _cut_middle(name: str, width: int) -> str:
+    keep = width - 1
+    return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
+
+
+_LEVEL_STEPS = {1: _tidy, 2: _collapse(3), 3: _collapse(2), 4: _cut_middle}
 
 
 def _collapse_templates(name: str, level: int) -> str:
