@@ -30,7 +30,7 @@ def query_seconds(profile: Path, basis: str, repeat: int) -> list[float]:
     """Seconds to build the breakdown report on an open profile, `repeat` times."""
     import nsys_analytics
     from nsys_analytics.categories import load_rules
-    from nsys_analytics.reports.breakdown import build_report, summarize
+    from nsys_analytics.breakdown.report import build_report, summarize
 
     rules = load_rules()
     seconds = []
@@ -46,7 +46,7 @@ def by_range_seconds(profile: Path, repeat: int, names: list[str] | None) -> lis
     """Seconds for `breakdown --by range` (kernel basis) on an open profile."""
     import nsys_analytics
     from nsys_analytics.categories import load_rules
-    from nsys_analytics.reports.breakdown import build_report, summarize_ranges
+    from nsys_analytics.breakdown.report import build_report, summarize_ranges
 
     rules = load_rules()
     seconds = []
@@ -61,7 +61,7 @@ def by_range_seconds(profile: Path, repeat: int, names: list[str] | None) -> lis
 def classify_seconds(profile: Path, repeat: int) -> list[float]:
     import nsys_analytics
     from nsys_analytics.categories import load_rules
-    from nsys_analytics.reports.classify import classify_kernels
+    from nsys_analytics.categories.classify import classify_kernels
 
     rules = load_rules()
     seconds = []

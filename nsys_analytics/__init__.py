@@ -7,7 +7,7 @@
 """
 
 from .errors import NsysAnalyticsError, ProfileError
-from .profile import Profile, open
+from .api import Profile, open
 from .result import Result
 
 __all__ = ["NsysAnalyticsError", "Profile", "ProfileError", "Result", "open"]

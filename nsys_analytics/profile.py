@@ -1,11 +1,13 @@
-"""`Profile`: one nsys export opened read-only and exposed as the normalized schema in DuckDB."""
+"""`Profile`: one nsys export opened read-only and exposed as the normalized schema in DuckDB.
+
+Data access only (open, views, `sql`, `df`); the reports' convenience calls live in api.py's `Profile`."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
@@ -14,9 +16,6 @@ from .errors import ProfileError, QueryError, UsageError
 from .raw_schema import RAW_TABLES
 from .result import Result
 from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
-
-if TYPE_CHECKING:
-    from .ncu.report import NcuReport
 
 _DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -125,56 +124,16 @@ class Profile:
         """Run one of the shipped queries in sql/<folder>/<name>.sql with `$name` parameters."""
         return self.sql(sql_files.inline_params(sql_files.read(folder, name).text, params or {}))
 
-    def kernel_summary(self, by_launch: bool = False, limit: int | None = None, **filters):
-        """Top kernels, = `nsys stats --report cuda_gpu_kern_sum` (`by_launch`: `cuda_gpu_kern_gb_sum`).
-
-        Filters: name_kind ('demangled'|'short'|'mangled'), device, stream, pid, start_ns, end_ns, match.
-        """
-        from .filters import KernelFilter
-        from .reports.kernel_summary import kernel_summary
-
-        return kernel_summary(self, KernelFilter(**filters), by_launch, limit).to_pandas()
-
-    def kernel_categories(self, rules=None, unmatched: bool = False, **filters):
-        """Each kernel name with its category, rule and tags (= `nsys-analytics classify`).
-
-        `rules`: TOML file(s) merged over the built-in rules (docs/categories.md). Filters as in kernel_summary.
-        """
-        from .categories import load_rules
-        from .filters import KernelFilter
-        from .reports.classify import classify_kernels
-
-        return classify_kernels(self, load_rules(rules), KernelFilter(**filters), unmatched).to_pandas()
-
-    def breakdown(self, basis: str = "kernel", level: str = "category", rules=None, top: int | None = None,
-                  memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None, **filters):
-        """GPU time by kernel category (= `nsys-analytics breakdown`) as a DataFrame.
-
-        basis: 'kernel' | 'gpu-busy' | 'wall'; level: 'category' | 'group' (matmul vs non-matmul) |
-        'kernel' (heaviest non-matmul kernels); by='range': one column pair per NVTX range (`ranges`).
-        Filters as in kernel_summary.
-        """
-        from .reports.breakdown import breakdown_frame
-
-        return breakdown_frame(self, basis, level, rules, top, memory_ops, by, ranges, **filters)
-
     def has_table(self, raw_table: str) -> bool:
         return raw_table in self.raw_columns
 
-    def attach(self, path: str | Path, alias: str) -> "Profile":
+    def attach(self, path: str | Path, alias: str) -> Profile:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`)."""
-        if not _ALIAS.match(alias) or alias in ("main", "raw", "compat", "memory", "system", "temp"):
-            raise UsageError(f"alias {alias!r}: use letters, digits and _ and not a reserved name")
-        from .ncu import source as ncu_source
-
-        if ncu_source.is_ncu_input(path):  # an ncu report's tables under alias. (e.g. n.ncu_metrics)
-            from .ncu.report import NcuReport
-
-            return NcuReport(path, con=self.con, alias=alias)
+        check_alias(alias)
         # DuckDB's common-subplan optimizer takes scans of two attached SQLite files with the same tables
         # for the same scan (seen with DuckDB 1.5.5): every cross-profile query would read one file twice.
         self.con.execute("SET disabled_optimizers = 'common_subplan'")
-        return Profile(path, con=self.con, alias=alias)
+        return type(self)(path, con=self.con, alias=alias)
 
     def close(self) -> None:
         self.con.close()
@@ -187,6 +146,12 @@ class Profile:
 
     def __repr__(self) -> str:
         return f"Profile({str(self.path)!r})"
+
+
+def check_alias(alias: str) -> None:
+    """An alias names a catalog: letters, digits and _, and none of DuckDB's or ours."""
+    if not _ALIAS.match(alias) or alias in ("main", "raw", "compat", "memory", "system", "temp"):
+        raise UsageError(f"alias {alias!r}: use letters, digits and _ and not a reserved name")
 
 
 def _raw_columns(path: Path) -> dict[str, set[str]]:
@@ -206,15 +171,3 @@ def _raw_columns(path: Path) -> dict[str, set[str]]:
 
 def _first_line(e: Exception) -> str:
     return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-
-
-def open(path: str | Path) -> Profile | NcuReport:  # noqa: A001 - mirrors the builtin, as users expect
-    """Open an nsys export (.sqlite) or report (.nsys-rep, exported once with the nsys CLI), or an Nsight Compute
-    report (.ncu-rep, or an `ncu --csv --page raw` export) as an `NcuReport` with the same `sql()` / `df()`."""
-    from .ncu import source as ncu_source
-
-    if ncu_source.is_ncu_input(path):
-        from .ncu.report import NcuReport
-
-        return NcuReport(path)
-    return Profile(path)

@@ -1,1 +1,2 @@
-"""The SQL of nsys-analytics: `views/` builds the normalized schema, `reports/` holds one query per report."""
+"""The SQL of nsys-analytics: `views/` and `macros/` build the normalized schema; `<capability>/` holds that
+capability's queries, one statement per file (`kernels/`, `nvtx/`, `breakdown/`, `diagnose/`, `ncu/`, ...)."""

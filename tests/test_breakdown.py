@@ -19,8 +19,8 @@ import nsys_analytics
 from nsys_analytics.categories import load_rules
 from nsys_analytics.cli.main import cli
 from nsys_analytics.filters import KernelFilter
-from nsys_analytics.reports.breakdown import breakdown_report
-from nsys_analytics.reports.breakdown_data import name_times
+from nsys_analytics.breakdown.report import breakdown_report
+from nsys_analytics.categories.data import name_times
 
 from .conftest import FIXTURE_NAMES, PROFILES, oracle_csv, read_csv
 

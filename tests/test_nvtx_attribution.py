@@ -12,7 +12,7 @@ import pytest
 
 import nsys_analytics
 from nsys_analytics.errors import MissingDataError
-from nsys_analytics.reports import nvtx
+from nsys_analytics.nvtx import report as nvtx
 
 PID = 100
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 import nsys_analytics as na
 from nsys_analytics.cli.main import cli
-from nsys_analytics.reports.assignment import ReportOptions, build_report
-from nsys_analytics.reports.attention import AttentionOptions
-from nsys_analytics.reports.attention_flops import Shape
+from nsys_analytics.assignment.report import ReportOptions, build_report
+from nsys_analytics.attention.report import AttentionOptions
+from nsys_analytics.attention.flops import Shape
 
 from .conftest import FIXTURES, ORACLE, PROFILES, read_csv
 

@@ -8,15 +8,15 @@ import click
 
 from .. import open as open_profile
 from ..filters import ATTRIBUTIONS
-from ..reports.assignment_render import REPORT_FORMATS, render_text_report
-from ..reports.attention import (
+from ..textreport_render import REPORT_FORMATS, render_text_report
+from ..attention.report import (
     DEFAULT_MASK_REGEX,
     AttentionOptions,
     AttentionRanges,
     analyze_attention,
     attention_text_report,
 )
-from ..reports.attention_flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
+from ..attention.flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
 from .options import PROFILE_ARG
 
 _DEFAULTS = AttentionRanges()

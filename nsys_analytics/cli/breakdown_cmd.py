@@ -7,12 +7,12 @@ from pathlib import Path
 import click
 
 from .. import open as open_profile
-from ..categories import load_rules
+from ..categories.rules import load_rules
 from ..errors import UsageError
-from ..reports.breakdown import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
-from ..reports.breakdown_plot import plot_report
-from ..reports.breakdown_ranges import DEFAULT_RANGES
-from ..reports.breakdown_render import render_report
+from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
+from ..breakdown.plot import plot_report
+from ..breakdown.ranges import DEFAULT_RANGES
+from ..breakdown.render import render_report
 from .classify_cmd import RULES_OPTION
 from .options import kernel_filter_options, output_options
 

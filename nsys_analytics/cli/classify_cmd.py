@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from .. import open as open_profile
-from ..categories import load_rules
-from ..reports.classify import classify_kernels
+from ..categories.rules import load_rules
+from ..categories.classify import classify_kernels
 from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
 
 RULES_OPTION = click.option(

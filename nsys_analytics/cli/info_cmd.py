@@ -7,7 +7,7 @@ import json
 import click
 
 from .. import open as open_profile
-from ..reports.info import info_rows, info_text, profile_info
+from ..info.report import info_rows, info_text, profile_info
 from ..result import Result
 from .options import PROFILE_ARG, emit, output_options
 

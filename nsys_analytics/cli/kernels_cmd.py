@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import open as open_profile
-from ..reports.kernel_summary import kernel_summary
+from ..kernels.report import kernel_summary
 from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import open as open_profile
-from ..reports.nvtx import nvtx_summary
+from ..nvtx.report import nvtx_summary
 from .options import PROFILE_ARG, emit, output_options
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import open as open_profile
-from ..reports.nvtx import nvtx_gpu_projection, nvtx_gpu_projection_summary
+from ..nvtx.report import nvtx_gpu_projection, nvtx_gpu_projection_summary
 from .options import PROFILE_ARG, attribution_options, emit, output_options
 
 

@@ -6,7 +6,7 @@ import click
 
 from .. import open as open_profile
 from ..filters import NAME_KINDS
-from ..reports.nvtx import nvtx_kernel_summary, nvtx_range_instances
+from ..nvtx.report import nvtx_kernel_summary, nvtx_range_instances
 from .options import PROFILE_ARG, attribution_options, emit, output_options
 
 

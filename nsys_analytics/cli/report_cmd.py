@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from .. import open as open_profile
-from ..reports.assignment import ReportOptions, build_report
-from ..reports.assignment_render import render_text_report
+from ..assignment.report import ReportOptions, build_report
+from ..textreport_render import render_text_report
 from .attention_cmd import attention_options, format_option, options_from, write
 
 

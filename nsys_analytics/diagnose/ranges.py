@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..reports.nvtx import require_ranges
+from ..nvtx.report import require_ranges
 from .data import Window
 from .findings import Finding
 

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .report import NcuReport
+    from ..result import Result
+
+
+class Queries(Protocol):
+    """What a frame is read from: an `NcuReport` (report.py imports this module, so it is not named here)."""
+
+    def run_file(self, folder: str, name: str, params: dict[str, Any] | None = None) -> Result: ...
+
 
 IDENTITY = ("id", "kernel", "name", "mangled_name", "nvtx_range", "nvtx_path", "grid", "block")
 
 
-def kernel_frame(report: NcuReport, metrics: list[str], columns: list[str] | None = None) -> pd.DataFrame:
+def kernel_frame(report: Queries, metrics: list[str], columns: list[str] | None = None) -> pd.DataFrame:
     """One row per result: IDENTITY columns, then `metrics` (base units) named `columns` (default: the names).
 
     A text metric's column holds its text; a metric a result lacks is NaN/None.

@@ -17,6 +17,7 @@ from .. import database, progress, sql_files
 from ..errors import ProfileError, QueryError, UsageError
 from ..result import Result
 from . import load_csv, load_report, source, tables
+from .frames import kernel_frame
 from .metrics import resolve_metrics
 
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -102,8 +103,6 @@ class NcuReport:
 
     def wide(self, metrics: list[str]):
         """One row per result: id, kernel, nvtx_range and a column per metric (base units); the wide pivot."""
-        from .frames import kernel_frame
-
         names = resolve_metrics(metrics, self.metric_units())
         return kernel_frame(self, names)
 

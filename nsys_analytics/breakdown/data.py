@@ -1,0 +1,23 @@
+"""Queries of `breakdown` beyond the time per kernel name (categories/data.py): the window `--basis wall` divides by."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..categories.data import NameTime
+from ..filters import KernelFilter
+
+if TYPE_CHECKING:
+    from ..profile import Profile
+
+
+def window_ns(profile: Profile, filters: KernelFilter, names: list[NameTime]) -> tuple[int, int]:
+    """[start, end) for `--basis wall`: the filter's window, else the capture, else the operations' span."""
+    capture_start, capture_end = profile.run_file("breakdown", "breakdown_capture").rows[0]
+    start = _first(filters.start_ns, capture_start, min((r.first_start_ns for r in names), default=0))
+    end = _first(filters.end_ns, capture_end, max((r.last_end_ns for r in names), default=0))
+    return start, end
+
+
+def _first(*values):
+    return next(v for v in values if v is not None)

@@ -1,1 +1,0 @@
-"""Report builders: run a query from sql/reports, shape the result; no printing."""

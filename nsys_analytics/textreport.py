@@ -1,0 +1,36 @@
+"""The shape of a multi-section text report (`report`, `attention`): titled sections of sentences and tables.
+A section whose input is missing carries the message that says what to do instead. No I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .result import Result
+
+
+@dataclass
+class Table:
+    title: str
+    result: Result
+
+
+@dataclass
+class ReportSection:
+    """One answer: sentences, tables, and sentences after them (notes); `missing` when it could not be made."""
+
+    key: str
+    title: str
+    lines: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    missing: str | None = None
+
+
+@dataclass
+class TextReport:
+    title: str
+    inputs: list[str]
+    sections: list[ReportSection]
+
+    def section(self, key: str) -> ReportSection:
+        return next(s for s in self.sections if s.key == key)

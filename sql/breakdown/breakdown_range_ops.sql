@@ -1,0 +1,21 @@
+-- breakdown_range_ops: the operations of _breakdown_base (sql/categories/breakdown_ops.sql), one row per operation and chosen
+-- NVTX range it belongs to, by the process rule of nvtx_attributed_ops: the CUDA API call that launched it ran
+-- inside the range's window, on any thread of the same process (backward kernels launched by autograd's own
+-- thread land in `backward`). An operation counts once per range name, however many instances of the name hold
+-- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, loaded by breakdown/ranges.py),
+-- nvtx_attributed_ops, _nvtx_ranges. No parameters. Columns: those of _breakdown_base, with `part` = the range.
+WITH chosen AS (  -- the instances of the chosen ranges
+    SELECT r.range_id, n.part
+    FROM _nvtx_ranges AS r
+    JOIN _breakdown_chosen AS n ON n.part = coalesce(CASE WHEN r.domain IS NULL THEN r.text ELSE r.name END, r.name)
+),
+calls AS (  -- the launching calls inside a chosen range, once per range name
+    SELECT DISTINCT (a.global_pid >> 24) & 16777215 AS pid, a.correlation_id, c.part
+    FROM nvtx_attributed_ops('process', false) AS a
+    JOIN chosen AS c ON c.range_id = a.range_id
+)
+SELECT
+    o.* EXCLUDE (part),                        -- the operation, as in _breakdown_base
+    c.part                                     -- the NVTX range
+FROM _breakdown_base AS o
+JOIN calls AS c USING (pid, correlation_id)
