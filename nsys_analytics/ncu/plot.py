@@ -1,9 +1,10 @@
-"""A PNG of one column of an analysis against one parameter, one line per annotation (matplotlib, lazily)."""
+"""A PNG of one column of an analysis against one parameter, one line per annotation (style: plotstyle.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .. import plotstyle
 from ..errors import UsageError
 from .analysis import Analysis
 from .metrics import closest
@@ -25,28 +26,21 @@ def choose_axes(analysis: Analysis, x: str | None, y: str | None) -> tuple[str, 
 
 def plot(analysis: Analysis, path: Path, x: str, y: str, title: str | None = None) -> int:
     """Draw `y` against `x` for each annotation into `path`; return the number of lines drawn."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        raise UsageError(f"--plot needs matplotlib ({e}); pip install matplotlib") from e
     frame = analysis.frame.dropna(subset=[x, y])
-    fig, ax = plt.subplots(figsize=(7, 4.5))
     lines = 0
-    for annotation, rows in frame.groupby("annotation", sort=True):
-        rows = rows.sort_values(x)
-        ax.plot(rows[x].astype(float), rows[y].astype(float), marker="o", label=str(annotation))
-        lines += 1
-    unit = analysis.units.get(y, "")
-    ax.set_xlabel(x)
-    ax.set_ylabel(f"{y} ({unit})" if unit else y)
-    ax.set_title(title or f"{y} by {x}")
-    ax.grid(True, alpha=0.3)
-    if lines:
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    with plotstyle.style() as plt:
+        fig, ax = plt.subplots(figsize=plotstyle.NARROW_IN)
+        for annotation, rows in frame.groupby("annotation", sort=True):
+            rows = rows.sort_values(x)
+            ax.plot(rows[x].astype(float), rows[y].astype(float), marker="o", label=str(annotation))
+            lines += 1
+        unit = analysis.units.get(y, "")
+        ax.set_xlabel(x)
+        ax.set_ylabel(f"{y} ({unit})" if unit else y)
+        ax.set_title(title or f"{y} by {x}")
+        ax.grid(True, alpha=plotstyle.GRID_ALPHA)
+        if lines:
+            ax.legend()
+        fig.tight_layout()
+    plotstyle.save(fig, path)
     return lines

@@ -1,0 +1,90 @@
+"""The one plotting style of every plot: figure sizes, colours, fonts, a stable colour per category, and saving a
+figure atomically (a reader never sees half a PNG).
+
+matplotlib is imported only when a plot is asked for, with the file-only Agg backend.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import UsageError
+
+WIDTH_IN = 11.0       # a wide figure (bars, one per profile or range); its height grows with the bars
+NARROW_IN = (7.0, 4.5)  # a line chart
+DPI = 120
+FONT = {"font.size": 10, "legend.fontsize": 9}
+# Matmul (the first category) stands out in blue; the other categories take the next colours in category order.
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
+           "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2"]
+IDLE_COLOR = "#dddddd"   # time nothing ran
+OTHER_COLOR = "#7f7f7f"  # what no rule knows
+GRID_ALPHA = 0.3
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or a UsageError saying how to install it."""
+    try:
+        import matplotlib
+    except ImportError as e:
+        raise UsageError("--plot needs matplotlib: pip install matplotlib") from e
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+@contextmanager
+def style():
+    """Draw inside this: the house fonts."""
+    plt = pyplot()
+    with plt.rc_context(FONT):
+        yield plt
+
+
+def category_colors(present: Sequence[str], categories: Sequence[str], idle: str = "idle") -> dict[str, str]:
+    """A stable colour per category: by its place in the rule set, so two plots agree."""
+    colors = {}
+    for category in present:
+        if category == idle:
+            colors[category] = IDLE_COLOR
+        elif category == "other":
+            colors[category] = OTHER_COLOR
+        else:
+            colors[category] = PALETTE[list(categories).index(category) % len(PALETTE)]
+    return colors
+
+
+def check_png(path: str | Path, option: str = "--plot") -> Path:
+    path = Path(path)
+    if path.suffix.lower() != ".png":
+        raise UsageError(f"{option} {path}: give a file name ending in .png")
+    return path
+
+
+def save(fig, path: str | Path, option: str = "--plot", dpi: int = DPI) -> Path:
+    """Write `fig` to `path` (format from its suffix, PNG without one) through a temporary file in the same folder,
+    then close the figure."""
+    path = Path(path)
+    plt = pyplot()
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file, not mkstemp's 0600
+        with os.fdopen(fd, "wb") as out:
+            fig.savefig(out, format=path.suffix[1:].lower() or None, dpi=dpi)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise UsageError(f"{option} {path}: cannot be written ({e.strerror})") from e
+    finally:
+        plt.close(fig)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+    return path
