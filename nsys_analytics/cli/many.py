@@ -1,0 +1,134 @@
+"""Many profiles for every report command, through one decorator: `@profiles_argument(...)` in place of
+`PROFILE_ARG`.
+
+One profile (a file): the command runs as it always did, its output unchanged. Several profiles (files, globs, a
+folder), or one report split into its processes with `--by-rank`: a `ProfileSet` is opened, the command's own body
+runs once per rank on the engine (a local process pool, or Dask with `--scheduler`), and the output is a combined
+table (where the command has an exact merge) plus a per-rank table with a `rank` column.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from pathlib import Path
+
+import click
+
+from ..engine import SCHEDULER_ENV, make_engine
+from ..result import Result
+
+_COLLECTING: list | None = None  # set in a worker: emit() appends Results here instead of printing
+
+
+def collecting() -> list | None:
+    return _COLLECTING
+
+
+def set_options(f):
+    """--scheduler, --jobs, --skip-bad, --by-rank, --combined/--per-rank: how many profiles are read and shown."""
+    options = [
+        click.option("--scheduler", metavar="ADDRESS", envvar=SCHEDULER_ENV,
+                     help=f"Run per-file work on a Dask cluster (tcp://HOST:8786; or set {SCHEDULER_ENV}). "
+                          "Default: a local process pool."),
+        click.option("--jobs", type=click.IntRange(min=1), help="Local worker processes (default: one per core; 1: "
+                                                                   "no pool)."),
+        click.option("--skip-bad", is_flag=True, help="Go on without profiles that cannot be read (named on stderr)."),
+        click.option("--by-rank", is_flag=True, help="Treat one report holding several processes as one rank per "
+                                                     "process (several profiles always are)."),
+        click.option("--combined", "only", flag_value="combined", help="Several profiles: only the combined table."),
+        click.option("--per-rank", "only", flag_value="ranks", help="Several profiles: only the per-rank table."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def profiles_argument(handler=None, module: str | None = None):
+    """Replace `PROFILE_ARG` by PROFILES... and the set options.
+
+    handler(pset, **kwargs) -> SetResult builds the many-profile output of a command that has an exact merge;
+    without one, the command's own body runs once per rank (`module` names its cli module, which workers import)
+    and the per-rank tables are stacked with a `rank` column."""
+
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapper(profiles, scheduler, jobs, skip_bad, by_rank, only, **kwargs):
+            if _is_single(profiles) and not by_rank and not scheduler:
+                return f(profile=Path(profiles[0]), **kwargs)
+            from ..profile_set import ProfileSet
+
+            engine = make_engine(scheduler, jobs)
+            try:
+                pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
+                for line in pset.messages():
+                    click.echo(line, err=True)
+                if len(pset) == 1 and pset.members[0].pid is None:
+                    return f(profile=Path(pset.members[0].path), **kwargs)
+                if handler is not None:
+                    result = handler(pset, **kwargs)
+                else:
+                    result = run_body_per_rank(pset, module or f.__module__, kwargs)
+            finally:
+                engine.close()
+            emit_set(result, kwargs.get("fmt", "table"), kwargs.get("output"), only or "all")
+
+        wrapper.__single__ = f
+        wrapper = click.argument("profiles", nargs=-1, required=True, metavar="PROFILES...",
+                                 type=click.Path(path_type=str))(set_options(wrapper))
+        return wrapper
+
+    return decorate
+
+
+def _is_single(profiles) -> bool:
+    return len(profiles) == 1 and Path(profiles[0]).is_file()
+
+
+def run_body_per_rank(pset, module: str, kwargs: dict):
+    """Each rank through the command's own body (in the engine's workers), stacked with a `rank` column."""
+    from ..ranks.summary import SetResult
+
+    per_rank = pset.map(_run_body, module, _portable(kwargs))
+    tables: list[Result] = []
+    for rank, results in zip(pset.ranks, per_rank):
+        for i, r in enumerate(results):
+            while len(tables) <= i:
+                tables.append(Result(["rank", *r.columns], [], headers=["Rank", *r.display_headers]))
+            tables[i].rows.extend((rank, *row) for row in r.rows)
+            for n in r.notes:
+                note = f"rank {rank}: {n}"
+                if n not in [x.split(": ", 1)[-1] for x in tables[i].notes]:
+                    tables[i].notes.append(note)
+    if not tables:
+        tables = [Result(["rank"], [])]
+    notes = ["No combined table for this command: one table with every rank's rows (column `rank`)."]
+    return SetResult(None, tables[0], notes + tables[0].notes)
+
+
+def _portable(kwargs: dict) -> dict:
+    """What a worker needs of the options: no output file (workers return Results, the parent writes)."""
+    return {k: v for k, v in kwargs.items() if k != "output"}
+
+
+def _run_body(member, module: str, kwargs: dict) -> list[Result]:
+    global _COLLECTING
+    mod = importlib.import_module(module)
+    body = mod.command.callback.__single__
+    _COLLECTING = []
+    try:
+        body(profile=member, output=None, **kwargs)
+        return _COLLECTING
+    finally:
+        _COLLECTING = None
+
+
+def emit_set(result, fmt: str, output: Path | None, only: str = "all") -> None:
+    from ..ranks.render import render_set
+
+    text = render_set(result, fmt, only)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        click.echo(f"wrote {output}", err=True)

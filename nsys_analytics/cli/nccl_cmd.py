@@ -1,0 +1,55 @@
+"""`nsys-analytics nccl`."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from ..engine import make_engine
+from .many import emit_set, set_options
+from .options import output_options
+
+
+@click.command("nccl")
+@click.argument("profiles", nargs=-1, required=True, metavar="PROFILES...")
+@set_options
+@click.option("--by", type=click.Choice(["op", "name", "nvtx_range"]), default="op", show_default=True,
+              help="Group by NCCL operation (AllReduce, ...), kernel name, or NCCL NVTX range.")
+@click.option("--trace", is_flag=True, help="One row per NCCL kernel (the normalized view) instead of a summary.")
+@output_options
+def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, output):
+    """NCCL collectives: GPU time per operation over all ranks and per rank (like the `nccl_sum` recipe).
+
+    Reads NCCL kernels (ncclDevKernel_* / ncclKernel_*) and, where traced, the NCCL NVTX domain.
+
+    \b
+    Examples:
+      nsys-analytics nccl runs/report.*.sqlite
+      nsys-analytics nccl runs/ --by name --format csv -o nccl.csv
+      nsys-analytics nccl whole_launch.sqlite --trace --format csv
+    """
+    from ..profile_set import ProfileSet
+    from ..ranks import sets
+    from ..ranks.summary import SetResult
+    from ..result import Result
+
+    engine = make_engine(scheduler, jobs)
+    try:
+        pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
+        for line in pset.messages():
+            click.echo(line, err=True)
+        if trace:
+            df = sets.nccl_frame(pset)
+            result = SetResult(None, Result(list(df.columns), [tuple(_plain(v) for v in r)
+                                                               for r in df.itertuples(index=False, name=None)]))
+        else:
+            result = sets.nccl_summary_set(pset, by)
+    finally:
+        engine.close()
+    emit_set(result, fmt, output, only or "all")
+
+
+def _plain(v):
+    v = v.item() if hasattr(v, "item") else v
+    return None if isinstance(v, float) and math.isnan(v) else v

@@ -1,0 +1,200 @@
+"""The `ranks` report: per rank and step, where the time goes, how long each rank waits in collectives for the
+others, and which rank is the straggler and why. No I/O: per-rank frames (ranks/data.py) in, a `RanksReport` out.
+
+Waiting (docs/ranks.md): collective instances are matched across ranks by order — the k-th NCCL kernel of a given
+name on one rank is the k-th of that name on every other. A collective cannot finish on any rank before the last
+rank has arrived, so with s_r the start of rank r's kernel, d_r its duration and A = max_r s_r the latest arrival,
+rank r waits w_r = min(max(A - s_r, 0), d_r) of its kernel time for the others. The rank that arrived last
+(A = s_r) *causes* the waits of the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+MS = 1e6
+MIN_STRAGGLER_NS = 1_000_000  # a straggler costs the others at least 1 ms per step ...
+MIN_STRAGGLER_SHARE = 0.05    # ... and at least 5 % of a step
+
+
+@dataclass
+class RanksReport:
+    summary: pd.DataFrame      # per rank, means over the steady steps
+    steps: pd.DataFrame        # per rank and step
+    phases: pd.DataFrame       # per rank and phase (NVTX range inside the step): mean per steady step
+    collectives: pd.DataFrame  # per matched collective instance and rank: start, duration, wait, last rank
+    findings: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    straggler: int | None = None
+    steady_steps: list[int] = field(default_factory=list)
+
+
+def match_collectives(nccl: dict[int, pd.DataFrame]) -> tuple[pd.DataFrame, list[str]]:
+    """One row per (collective instance, rank): instance key, start, duration, wait (ns), last arriving rank."""
+    notes: list[str] = []
+    parts = []
+    for rank, ops in nccl.items():
+        if ops is None or ops.empty:
+            continue
+        o = ops.sort_values(["start_ns", "stream"], kind="stable").copy()
+        o["ordinal"] = o.groupby("name").cumcount()
+        o["rank"] = rank
+        parts.append(o[["rank", "name", "op", "ordinal", "start_ns", "end_ns", "stream"]])
+    if len(parts) < 2:
+        return _empty_collectives(), notes
+    allops = pd.concat(parts, ignore_index=True)
+    ranks = allops["rank"].nunique()
+    present = allops.groupby(["name", "ordinal"])["rank"].transform("nunique")
+    unmatched = int((present < ranks).sum())
+    if unmatched:
+        notes.append(f"{unmatched} NCCL kernels have no counterpart on every rank (different counts per rank); "
+                     "they are left out of the waits")
+    m = allops[present == ranks].copy()
+    if m.empty:
+        return _empty_collectives(), notes
+    m["duration_ns"] = m["end_ns"] - m["start_ns"]
+    g = m.groupby(["name", "ordinal"])["start_ns"]
+    m["arrival_last_ns"] = g.transform("max")
+    m["wait_ns"] = np.minimum(np.maximum(m["arrival_last_ns"] - m["start_ns"], 0), m["duration_ns"])
+    last = m.loc[m.groupby(["name", "ordinal"])["start_ns"].idxmax(), ["name", "ordinal", "rank"]]
+    m = m.merge(last.rename(columns={"rank": "last_rank"}), on=["name", "ordinal"])
+    return m.sort_values(["start_ns", "rank"]).reset_index(drop=True), notes
+
+
+def build(timelines: dict[int, dict[str, pd.DataFrame]]) -> RanksReport:
+    """The report from each rank's step_timeline()."""
+    coll, notes = match_collectives({r: t["nccl"] for r, t in timelines.items()})
+    steps = _steps_table(timelines, coll)
+    steady, steady_note = _steady_steps(steps)
+    if steady_note:
+        notes.append(steady_note)
+    phases = _phases_table(timelines, steady)
+    summary = _summary(steps, steady)
+    report = RanksReport(summary, steps, phases, coll, notes=notes, steady_steps=steady)
+    _find_straggler(report, timelines)
+    return report
+
+
+def _steps_table(timelines, coll: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for rank, t in timelines.items():
+        s = t["steps"].merge(t["gpu"], on="step", how="left")
+        if s.empty:
+            continue
+        mine = coll[coll["rank"] == rank]
+        idx = np.searchsorted(s["start_ns"].to_numpy(), mine["start_ns"].to_numpy(), side="right") - 1
+        inside = (idx >= 0) & (mine["start_ns"].to_numpy() < s["gpu_end_ns"].to_numpy()[np.clip(idx, 0, None)])
+        waits = pd.Series(mine["wait_ns"].to_numpy()[inside]).groupby(idx[inside]).sum()
+        s = s.assign(rank=rank, step_ns=s["end_ns"] - s["start_ns"],
+                     wait_ns=[int(waits.get(i, 0)) for i in range(len(s))])
+        rows.append(s)
+    if not rows:
+        return pd.DataFrame(columns=["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
+                                     "overlap_ns", "wait_ns", "start_ns", "end_ns"])
+    out = pd.concat(rows, ignore_index=True)
+    for c in ("gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"):
+        out[c] = out[c].fillna(0).astype("int64")
+    return out[["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns", "wait_ns",
+                "start_ns", "end_ns"]]
+
+
+def _steady_steps(steps: pd.DataFrame) -> tuple[list[int], str | None]:
+    """Steps present on every rank, less the first (warm-up: allocator, autotuning, NCCL set-up) when there
+    are at least three."""
+    if steps.empty:
+        return [], None
+    common = sorted(set.intersection(*(set(g["step"]) for _, g in steps.groupby("rank"))))
+    if len(common) >= 3:
+        return common[1:], f"steady state: steps {common[1]}-{common[-1]}; step {common[0]} left out as warm-up"
+    return common, None
+
+
+def _phases_table(timelines, steady: list[int]) -> pd.DataFrame:
+    rows = []
+    for rank, t in timelines.items():
+        ph = t["phases"]
+        if ph.empty or not steady:
+            continue
+        ph = ph[ph["step"].isin(steady)]
+        means = ph.groupby("name")["duration_ns"].sum() / len(steady)
+        for name, ns in means.items():
+            rows.append((rank, name, float(ns)))
+    return pd.DataFrame(rows, columns=["rank", "phase", "mean_ns"])
+
+
+def _summary(steps: pd.DataFrame, steady: list[int]) -> pd.DataFrame:
+    cols = ["step_ns", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns", "wait_ns"]
+    s = steps[steps["step"].isin(steady)]
+    if s.empty:
+        return pd.DataFrame(columns=["rank", "steps", *cols])
+    out = s.groupby("rank")[cols].mean().reset_index()
+    out.insert(1, "steps", s.groupby("rank")["step"].count().to_numpy())
+    return out
+
+
+def _find_straggler(report: RanksReport, timelines) -> None:
+    summary, coll, steady = report.summary, report.collectives, report.steady_steps
+    if summary.empty or coll.empty or len(timelines) < 2:
+        if len(timelines) >= 2:
+            report.findings.append(_finding("info", "no straggler analysis: needs NVTX step ranges and NCCL kernels "
+                                                    "on every rank"))
+        return
+    steps = report.steps
+    in_steady = steps[steps["step"].isin(steady)]
+    lo, hi = in_steady["start_ns"].min(), in_steady["end_ns"].max()
+    c = coll[(coll["start_ns"] >= lo) & (coll["start_ns"] < hi + 10**12)] if len(in_steady) else coll
+    caused = c[c["rank"] != c["last_rank"]].groupby("last_rank")["wait_ns"].sum() / max(len(steady), 1)
+    step_ns = float(summary["step_ns"].median())
+    if caused.empty:
+        report.findings.append(_finding("info", "no straggler: no rank waits for another in collectives"))
+        return
+    rank = int(caused.idxmax())
+    per_step = float(caused.max())
+    share = per_step / step_ns if step_ns else 0.0
+    if per_step < MIN_STRAGGLER_NS or share < MIN_STRAGGLER_SHARE:
+        report.findings.append(_finding(
+            "info", f"no straggler: the most any rank makes the others wait is {per_step / MS:.2f} ms per step "
+                    f"(rank {rank}, {share:.1%} of a {step_ns / MS:.1f} ms step)"))
+        return
+    report.straggler = rank
+    others = [r for r in summary["rank"] if r != rank]
+    waits = {r: float(summary.loc[summary["rank"] == r, "wait_ns"].iloc[0]) for r in others}
+    phase, excess, mine, theirs = _lost_phase(report.phases, rank, others)
+    where = (f"in `{phase}`: {mine / MS:.1f} ms per step on rank {rank} vs {theirs / MS:.1f} ms on the others "
+             f"(+{excess / MS:.1f} ms per step)") if phase else "outside any NVTX range of the step"
+    wait_text = ", ".join(f"rank {r} waits {w / MS:.1f} ms per step" for r, w in waits.items())
+    last_share = float((c.drop_duplicates(["name", "ordinal"])["last_rank"] == rank).mean())
+    report.findings.append(_finding(
+        "warning" if share < 0.2 else "error",
+        f"rank {rank} is the straggler: it loses the time {where}; the others wait for it in NCCL collectives "
+        f"({wait_text}; {share:.0%} of a {step_ns / MS:.1f} ms step); it arrives last at {last_share:.0%} of the "
+        f"collectives", rank=rank, phase=phase, excess_ns_per_step=excess, caused_wait_ns_per_step=per_step,
+        fix=f"balance rank {rank}'s `{phase}` (e.g. more data-loader workers, pinned memory, prefetch)"
+        if phase else f"look at rank {rank}'s CPU timeline between its collectives"))
+
+
+def _lost_phase(phases: pd.DataFrame, rank: int, others: list[int]):
+    """The phase whose mean time per step exceeds the other ranks' (median) the most on `rank`."""
+    if phases.empty:
+        return None, 0.0, 0.0, 0.0
+    p = phases.pivot_table(index="phase", columns="rank", values="mean_ns", aggfunc="sum").fillna(0.0)
+    if rank not in p.columns or not [r for r in others if r in p.columns]:
+        return None, 0.0, 0.0, 0.0
+    theirs = p[[r for r in others if r in p.columns]].median(axis=1)
+    excess = (p[rank] - theirs).sort_values(ascending=False)
+    if excess.empty or excess.iloc[0] <= 0:
+        return None, 0.0, 0.0, 0.0
+    name = excess.index[0]
+    return name, float(excess.iloc[0]), float(p.loc[name, rank]), float(theirs[name])
+
+
+def _finding(severity: str, message: str, **figures) -> dict:
+    return {"severity": severity, "rule": "ranks", "message": message, **figures}
+
+
+def _empty_collectives() -> pd.DataFrame:
+    return pd.DataFrame(columns=["rank", "name", "op", "ordinal", "start_ns", "end_ns", "stream", "duration_ns",
+                                 "arrival_last_ns", "wait_ns", "last_rank"])

@@ -1,0 +1,83 @@
+"""Per-rank queries -> small frames. Each function takes a `Member`, opens its file where it runs (a pool process
+or a Dask worker), and returns only aggregates: a distribution of kernel durations, the NCCL operations, the step
+windows and their GPU time. Timestamps are put on the set's common clock (`Member.clock_offset_ns`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import sql_files
+from ..filters import KernelFilter
+
+STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns"]
+
+
+def kernel_durations(member, kernel_filter: KernelFilter = KernelFilter()) -> pd.DataFrame:
+    """(name, duration_ns, instances): the kernel durations of one rank, the input of exact merges."""
+    with member.open() as p:
+        if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+            return pd.DataFrame({"name": pd.Series(dtype=object), "duration_ns": pd.Series(dtype="int64"),
+                                 "instances": pd.Series(dtype="int64")})
+        df = _run(p, "kernel_durations", kernel_filter.params())
+    df["name"] = df["name"].astype("category")  # names repeat: categories cross the wire once
+    return df
+
+
+def nccl_ops(member) -> pd.DataFrame:
+    """The rank's NCCL kernels (nccl_ops.sql) on the common clock, with a `rank` column."""
+    with member.open() as p:
+        df = _run(p, "nccl_ops", {}) if p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") else _empty_nccl()
+    return _on_common_clock(df, member, ("start_ns", "end_ns"))
+
+
+def step_timeline(member) -> dict[str, pd.DataFrame]:
+    """Steps, their phases, their GPU time, and the NCCL operations of one rank (input of the `ranks` report)."""
+    with member.open() as p:
+        has_nvtx = p.has_table("NVTX_EVENTS")
+        steps = _run(p, "step_ranges", {}) if has_nvtx else pd.DataFrame(columns=["step", "name", "start_ns",
+                                                                                   "end_ns", "pid"])
+        steps = _gpu_windows(p, steps)
+        p.con.register("steps", steps)
+        phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
+            columns=["step", "name", "duration_ns", "instances"])
+        windows = steps.assign(start_ns=steps["start_ns"], end_ns=steps["gpu_end_ns"])[["step", "start_ns",
+                                                                                         "end_ns", "pid"]]
+        p.con.register("steps", windows)
+        gpu = _run(p, "step_gpu_time", {}) if len(steps) else pd.DataFrame(
+            columns=["step", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"])
+        ops = _run(p, "nccl_ops", {}) if p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") else _empty_nccl()
+    steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
+    return {"steps": steps, "phases": phases, "gpu": gpu, "nccl": _on_common_clock(ops, member, ("start_ns", "end_ns"))}
+
+
+def _gpu_windows(p, steps: pd.DataFrame) -> pd.DataFrame:
+    """The GPU window of each step: from its start to the next step's start (the GPU runs behind the CPU), and
+    for the last step to the end of the last kernel it launched."""
+    steps = steps.sort_values("start_ns").reset_index(drop=True)
+    if steps.empty:
+        return steps.assign(gpu_end_ns=pd.Series(dtype="int64"))
+    nxt = steps["start_ns"].shift(-1)
+    last = steps.iloc[-1]
+    tail = p.sql(sql_files.inline_params(
+        "SELECT max(k.end_ns) FROM kernels AS k JOIN cuda_api AS a "
+        "ON a.correlation_id = k.correlation_id AND a.pid = k.pid "
+        "WHERE a.start_ns >= $start AND a.start_ns < $end",
+        {"start": int(last["start_ns"]), "end": int(last["end_ns"])})).rows[0][0]
+    last_end = max(int(last["end_ns"]), int(tail or 0))
+    return steps.assign(gpu_end_ns=nxt.fillna(last_end).astype("int64"))
+
+
+def _run(p, name: str, params: dict) -> pd.DataFrame:
+    return p.sql(sql_files.inline_params(sql_files.read("ranks", name).text, params)).to_pandas()
+
+
+def _on_common_clock(df: pd.DataFrame, member, columns) -> pd.DataFrame:
+    if member.clock_offset_ns:
+        for c in columns:
+            df[c] = df[c] + member.clock_offset_ns
+    return df
+
+
+def _empty_nccl() -> pd.DataFrame:
+    return pd.DataFrame(columns=["start_ns", "end_ns", "duration_ns", "op", "device", "stream", "pid",
+                                 "nvtx_range", "name"])

@@ -1,0 +1,68 @@
+"""Summaries over many ranks: the combined table and the per-rank table, as the recipes' all_stats / rank_stats.
+No I/O: frames in, `SetResult` out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..result import Result
+from ..rounding import nsys_round
+from .merge import merge_distributions, summarize
+
+# Our column -> nsys' header (cuda_gpu_kern_sum).
+KERNEL_HEADERS = {
+    "rank": "Rank", "time_pct": "Time (%)", "total_time_ns": "Total Time (ns)", "instances": "Instances",
+    "avg_ns": "Avg (ns)", "med_ns": "Med (ns)", "min_ns": "Min (ns)", "max_ns": "Max (ns)",
+    "stddev_ns": "StdDev (ns)", "name": "Name",
+}
+_ROUNDED = ("time_pct", "avg_ns", "med_ns", "stddev_ns")
+
+
+@dataclass
+class SetResult:
+    """What a command over many ranks shows: one combined table, one table with a `rank` column, and notes."""
+
+    combined: Result | None
+    ranks: Result
+    notes: list[str] = field(default_factory=list)
+
+    def tables(self) -> dict[str, Result]:
+        out = {"combined": self.combined} if self.combined is not None else {}
+        out["ranks"] = self.ranks
+        return out
+
+
+def kernel_set_summary(per_rank: list[tuple[int, pd.DataFrame]], limit: int | None = None) -> SetResult:
+    """cuda_gpu_kern_sum over many ranks from each rank's (name, duration_ns, instances)."""
+    return distribution_summary(per_rank, limit)
+
+
+def distribution_summary(per_rank: list[tuple[int, pd.DataFrame]], limit: int | None = None,
+                         key_header: str = "Name") -> SetResult:
+    """nsys summary columns per name, over all ranks (exact merge) and per rank."""
+    headers = {**KERNEL_HEADERS, "name": key_header}
+    combined = summarize(merge_distributions([d for _, d in per_rank]))
+    rank_frames = []
+    for rank, dist in per_rank:
+        s = summarize(merge_distributions([dist]))
+        s.insert(0, "rank", rank)
+        rank_frames.append(s.head(limit) if limit else s)
+    ranks = pd.concat(rank_frames, ignore_index=True) if rank_frames else combined.head(0).assign(rank=0)
+    notes = ["Time (%) is each row's share of the summed time of the rows listed (all ranks in the combined "
+             "table, the rank's own in the per-rank table).",
+             "Combined statistics are computed from the union of every rank's durations: exact."]
+    return SetResult(_result(combined.head(limit) if limit else combined, headers), _result(ranks, headers), notes)
+
+
+def _result(df: pd.DataFrame, headers: dict[str, str]) -> Result:
+    columns = [c for c in headers if c in df.columns]
+    rows = [tuple(nsys_round(v) if c in _ROUNDED else _plain(v) for c, v in zip(columns, row))
+            for row in df[columns].itertuples(index=False, name=None)]
+    return Result(columns, rows, headers=[headers[c] for c in columns])
+
+
+def _plain(v):
+    """numpy scalars -> Python numbers (JSON, CSV and the table renderer expect them)."""
+    return v.item() if hasattr(v, "item") else v

@@ -1,0 +1,39 @@
+-- nccl_ops: NCCL collectives and point-to-point operations as they ran on the GPU, one row per NCCL kernel, with
+-- the NVTX range of the `NCCL` domain (NCCL's own annotation) that launched it where the profile has one.
+-- Needs: kernels, cuda_api, nvtx_events. Kernel names: ncclDevKernel_AllReduce_Sum_f32_RING_LL (NCCL 2.19+),
+-- ncclKernel_AllReduce_RING_LL_Sum_float (2.x), ncclAllReduceRingLLKernel_sum_f32 (older).
+WITH k AS (
+    SELECT *,
+           coalesce(regexp_extract(name, '^nccl(?:Dev)?Kernel_([A-Za-z]+)', 1),
+                    regexp_extract(name, '^nccl([A-Z][A-Za-z]+?)(?:Ring|Tree|CollNet|NVLS)', 1)) AS op_raw
+    FROM kernels
+    WHERE name LIKE 'nccl%'
+),
+launch AS (
+    SELECT k.correlation_id, k.pid, a.start_ns AS launch_ns, a.tid
+    FROM k JOIN cuda_api AS a ON a.correlation_id = k.correlation_id AND a.pid = k.pid
+),
+nccl_ranges AS (
+    SELECT start_ns, end_ns, name, pid, tid
+    FROM nvtx_events
+    WHERE domain = 'NCCL' AND end_ns IS NOT NULL
+),
+annotated AS (
+    SELECT l.correlation_id, l.pid, arg_max(r.name, r.start_ns) AS range_name
+    FROM launch AS l
+    JOIN nccl_ranges AS r ON r.pid = l.pid AND r.tid = l.tid AND l.launch_ns >= r.start_ns AND l.launch_ns < r.end_ns
+    GROUP BY l.correlation_id, l.pid
+)
+SELECT
+    k.start_ns,                                -- GPU start (ns, the profile's clock)
+    k.end_ns,                                  -- GPU end (ns)
+    k.duration_ns,                             -- GPU duration (ns)
+    CASE WHEN k.op_raw = '' OR k.op_raw IS NULL THEN 'Unknown' ELSE k.op_raw END AS op, -- AllReduce, AllGather, ReduceScatter, Broadcast, SendRecv, ...
+    k.device,                                  -- CUDA device id
+    k.stream,                                  -- CUDA stream id
+    k.pid,                                     -- process
+    a.range_name AS nvtx_range,                -- NCCL NVTX range that launched it (NULL: none traced)
+    k.name                                     -- kernel name
+FROM k
+LEFT JOIN annotated AS a ON a.correlation_id = k.correlation_id AND a.pid = k.pid
+ORDER BY k.start_ns, k.stream

@@ -1,0 +1,161 @@
+"""ProfileSet: inputs, rank ids, bad input, exact merges (property test on random splits), and the engines
+(sequential == local pool == a real Dask cluster on localhost)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from nsys_analytics import open as open_profile
+from nsys_analytics.engine import LocalPool, Sequential
+from nsys_analytics.errors import ProfileError
+from nsys_analytics.profile_set import ProfileSet, expand_inputs
+from nsys_analytics.ranks.sets import kernel_summary_set
+from nsys_analytics.kernels.report import kernel_summary
+
+from .conftest import PROFILES, ROOT
+
+TRAIN = PROFILES / "gpt_train.sqlite"
+FORWARD = PROFILES / "gpt_forward.sqlite"
+
+
+def _rows_by_name(result):
+    return {row[-1]: row for row in result.rows}
+
+
+def _split_copies(tmp_path, source, parts: int, seed: int):
+    """`parts` copies of `source` in tmp_path whose kernels partition the original's: each kernel row is kept in
+    exactly one copy, chosen at random."""
+    con = sqlite3.connect(source)
+    ids = [r for (r,) in con.execute("SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL")]
+    con.close()
+    rng = random.Random(seed)
+    owner = {i: rng.randrange(parts) for i in ids}
+    paths = []
+    for part in range(parts):
+        p = tmp_path / f"split_{seed}.{part}.sqlite"
+        shutil.copy(source, p)
+        con = sqlite3.connect(p)
+        drop = [(i,) for i, o in owner.items() if o != part]
+        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?", drop)
+        con.commit()
+        con.close()
+        paths.append(p)
+    return paths
+
+
+@pytest.mark.parametrize("seed,parts", [(1, 2), (2, 3), (3, 5)])
+def test_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
+    """A profile's kernels dealt at random into k files: the combined table of the k files equals the single-file
+    report of the original (itself checked against nsys stats), every cell; each rank equals its own file."""
+    paths = _split_copies(tmp_path, TRAIN, parts, seed)
+    pset = ProfileSet([str(p) for p in paths], engine=Sequential())
+    assert pset.rank_source == "file name" and pset.ranks == list(range(parts))
+    result = kernel_summary_set(pset)
+    with open_profile(TRAIN) as p:
+        whole = kernel_summary(p)
+    assert _rows_by_name(result.combined) == _rows_by_name(whole)
+    for rank, path in enumerate(paths):
+        with open_profile(path) as p:
+            own = _rows_by_name(kernel_summary(p))
+        mine = {row[-1]: row[1:] for row in result.ranks.rows if row[0] == rank}
+        assert mine == own
+
+
+def test_engines_give_identical_results():
+    """Sequential, the local process pool and a real Dask cluster (scheduler + 2 worker processes on
+    127.0.0.1) return the same frames."""
+    distributed = pytest.importorskip("distributed")
+    inputs = [str(TRAIN), str(FORWARD), str(PROFILES / "gpt_sdpa_train.sqlite")]
+    seq = kernel_summary_set(ProfileSet(inputs, engine=Sequential()))
+    pool = kernel_summary_set(ProfileSet(inputs, engine=LocalPool(2)))
+    from nsys_analytics.engine import DaskEngine
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        engine = DaskEngine(cluster.scheduler_address)
+        try:
+            dask = kernel_summary_set(ProfileSet(inputs, engine=engine))
+            workers = engine.client.scheduler_info()["workers"]
+            assert len(workers) == 2
+        finally:
+            engine.close()
+    for other in (pool, dask):
+        assert other.combined.rows == seq.combined.rows
+        assert other.ranks.rows == seq.ranks.rows
+
+
+def test_folder_mixing_nsys_ncu_and_other_files(tmp_path):
+    (tmp_path / "report.0.sqlite").symlink_to(TRAIN)
+    (tmp_path / "report.1.sqlite").symlink_to(FORWARD)
+    (tmp_path / "report.1.nsys-rep").write_bytes(b"not read: its export is beside it")
+    (tmp_path / "kernels.ncu-rep").write_bytes(b"x")
+    (tmp_path / "notes.txt").write_text("x")
+    found = expand_inputs([str(tmp_path)])
+    assert [p.name for p in found.files] == ["report.0.sqlite", "report.1.sqlite"]
+    why = "\n".join(found.ignored)
+    assert "kernels.ncu-rep (an Nsight Compute report" in why
+    assert "notes.txt (not an nsys" in why
+    assert "report.1.nsys-rep (its export report.1.sqlite is read instead)" in why
+
+
+def test_rank_ids_from_file_names_else_input_order(tmp_path):
+    (tmp_path / "train_rank3.sqlite").symlink_to(TRAIN)
+    (tmp_path / "train_rank1.sqlite").symlink_to(FORWARD)
+    pset = ProfileSet([str(tmp_path / "train_rank3.sqlite"), str(tmp_path / "train_rank1.sqlite")],
+                      engine=Sequential())
+    assert [(m.rank, os.path.basename(m.path)) for m in pset.members] == [(1, "train_rank1.sqlite"),
+                                                                           (3, "train_rank3.sqlite")]
+    assert pset.rank_source == "file name"
+    plain = ProfileSet([str(FORWARD), str(TRAIN)], engine=Sequential())  # names tell nothing apart
+    assert plain.rank_source == "input order"
+    assert [os.path.basename(m.path) for m in plain.members] == ["gpt_forward.sqlite", "gpt_train.sqlite"]
+
+
+def test_the_same_file_twice_is_read_once(tmp_path):
+    (tmp_path / "again.sqlite").symlink_to(TRAIN)
+    pset = ProfileSet([str(TRAIN), str(tmp_path / "again.sqlite"), str(FORWARD)], engine=Sequential())
+    assert len(pset) == 2
+    assert any("given twice" in x or "the same file" in x for x in pset.ignored)
+
+
+def test_one_corrupt_file_among_many_is_named_and_skip_bad_goes_on(tmp_path):
+    bad = tmp_path / "report.2.sqlite"
+    bad.write_bytes(TRAIN.read_bytes()[:50_000])  # truncated
+    (tmp_path / "report.0.sqlite").symlink_to(TRAIN)
+    (tmp_path / "report.1.sqlite").symlink_to(FORWARD)
+    with pytest.raises(ProfileError) as e:
+        ProfileSet([str(tmp_path)], engine=Sequential())
+    assert "report.2.sqlite" in str(e.value) and "--skip-bad" in str(e.value)
+    pset = ProfileSet([str(tmp_path)], engine=Sequential(), skip_bad=True)
+    assert pset.ranks == [0, 1]
+    assert any("report.2.sqlite" in line and "--skip-bad" in line for line in pset.messages())
+
+
+def _cli(*args, env=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "nsys_analytics", *args], check=False, capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def test_cli_kernels_over_several_profiles_has_a_rank_column():
+    out = _cli("kernels", str(TRAIN), str(FORWARD), "--format", "csv", "--jobs", "1")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Rank,Time (%),Total Time (ns),Instances")
+    ranks = {line.split(",")[0] for line in lines[1:]}
+    assert ranks == {"0", "1", "all"}
+
+
+def test_unreachable_scheduler_is_one_line_exit_1_and_fast():
+    start = time.monotonic()
+    out = _cli("kernels", str(TRAIN), str(FORWARD), "--scheduler", "tcp://127.0.0.1:9")
+    assert out.returncode == 1
+    assert out.stderr.count("\n") == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in out.stderr
+    assert time.monotonic() - start < 20
