@@ -78,6 +78,8 @@ def open(path: str | Path) -> Profile | NcuReport:  # noqa: A001 - mirrors the b
     report (.ncu-rep, or an `ncu --csv --page raw` export) as an `NcuReport` with the same `sql()` / `df()`."""
     from .ncu import source as ncu_source
 
+    if getattr(path, "is_rank", False):  # a ProfileSet member: its file, restricted to its process
+        return path.open()
     if ncu_source.is_ncu_input(path):
         from .ncu.report import NcuReport
 

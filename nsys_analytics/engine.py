@@ -17,7 +17,7 @@ from typing import Any
 from .errors import NsysAnalyticsError
 
 SCHEDULER_ENV = "NSYS_ANALYTICS_SCHEDULER"
-CONNECT_TIMEOUT_S = 5
+CONNECT_TIMEOUT_S = 3
 
 
 class EngineError(NsysAnalyticsError):

@@ -48,6 +48,7 @@ class Member:
     host: str | None = None
     clock_offset_ns: int = 0  # add to this rank's timestamps to put them on the set's common clock
     nsys_version: str | None = None
+    is_rank = True  # nsys_analytics.open() opens a member as its rank's Profile
 
     @property
     def name(self) -> str:
@@ -344,8 +345,11 @@ class ProfileSet:
         self.ignored = expanded.ignored
         self.skipped: list[str] = []
         if not expanded.files:
-            raise ProfileError("no nsys profile among the inputs" +
-                               (f" (ignored: {'; '.join(self.ignored)})" if self.ignored else ""))
+            where = (f"{items[0]}: is a directory with no nsys profile in it" if len(items) == 1
+                     and Path(str(items[0])).is_dir() else "no nsys profile among the inputs")
+            ignored = f" (ignored: {'; '.join(self.ignored)})" if self.ignored else ""
+            raise ProfileError(f"{where}{ignored}; pass .sqlite exports (`nsys export --type sqlite`) or "
+                               ".nsys-rep reports")
         results = self.engine.map(file_facts, [str(p) for p in expanded.files])
         facts = self._keep_good(expanded.files, results, skip_bad)
         facts = self._drop_same_file(facts)

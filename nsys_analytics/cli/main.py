@@ -30,6 +30,8 @@ COMMANDS = {
     "report": "report_cmd",
     "diagnose": "diagnose_cmd",
     "ncu": "ncu_cmd",
+    "ranks": "ranks_cmd",
+    "nccl": "nccl_cmd",
 }
 
 

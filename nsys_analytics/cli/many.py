@@ -61,17 +61,21 @@ def profiles_argument(handler=None, module: str | None = None):
             engine = make_engine(scheduler, jobs)
             try:
                 pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
-                for line in pset.messages():
+                for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
                     click.echo(line, err=True)
                 if len(pset) == 1 and pset.members[0].pid is None:
                     return f(profile=Path(pset.members[0].path), **kwargs)
-                if handler is not None:
-                    result = handler(pset, **kwargs)
+                merge = handler or _merge_for(f.__module__, kwargs)
+                if merge is not None:
+                    result = merge(pset, **kwargs)
                 else:
                     result = run_body_per_rank(pset, module or f.__module__, kwargs)
             finally:
                 engine.close()
-            emit_set(result, kwargs.get("fmt", "table"), kwargs.get("output"), only or "all")
+            if isinstance(result, RankTexts):
+                result.emit(kwargs.get("fmt", "table"), kwargs.get("output"))
+            else:
+                emit_set(result, kwargs.get("fmt", "table"), kwargs.get("output"), only or "all")
 
         wrapper.__single__ = f
         wrapper = click.argument("profiles", nargs=-1, required=True, metavar="PROFILES...",
@@ -85,13 +89,62 @@ def _is_single(profiles) -> bool:
     return len(profiles) == 1 and Path(profiles[0]).is_file()
 
 
+def _merge_for(module: str, kwargs: dict):
+    """The exact many-rank merge of a command, where it has one."""
+    if module.endswith(".kernels_cmd") and not kwargs.get("by_launch_config"):
+        from ..ranks.sets import kernel_summary_set
+        from .options import kernel_filter_from
+
+        return lambda pset, limit=None, **options: kernel_summary_set(pset, kernel_filter_from(**options), limit)
+    return None
+
+
+class RankTexts:
+    """The output of a command that renders text itself (diagnose, attention), one section per rank."""
+
+    def __init__(self, sections: list[tuple[int, str, str]], exit_code: int = 0):
+        self.sections = sections  # (rank, member name, text)
+        self.exit_code = exit_code
+
+    def emit(self, fmt: str, output: Path | None) -> None:
+        import json
+
+        if fmt == "json":
+            text = json.dumps([{"rank": r, "profile": n, "output": _json_or_text(t)} for r, n, t in self.sections],
+                              indent=2) + "\n"
+        else:
+            head = "## rank {r} ({n})\n\n" if fmt == "markdown" else "== rank {r} ({n}) ==\n"
+            text = "".join(head.format(r=r, n=n) + t + ("" if t.endswith("\n") else "\n") + "\n"
+                           for r, n, t in self.sections)
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            output.write_text(text)
+            click.echo(f"wrote {output}", err=True)
+        if self.exit_code:
+            raise click.exceptions.Exit(self.exit_code)
+
+
+def _json_or_text(text: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def run_body_per_rank(pset, module: str, kwargs: dict):
-    """Each rank through the command's own body (in the engine's workers), stacked with a `rank` column."""
+    """Each rank through the command's own body (in the engine's workers), stacked with a `rank` column; a
+    command that prints text itself gives one section per rank."""
     from ..ranks.summary import SetResult
 
     per_rank = pset.map(_run_body, module, _portable(kwargs))
+    if any(not results for results, _text, _code in per_rank):
+        return RankTexts([(m.rank, f"{m.name}; rank id from the {m.rank_source}", text) for m, (_r, text, _c) in zip(pset.members, per_rank)],
+                         max(code for _r, _t, code in per_rank))
     tables: list[Result] = []
-    for rank, results in zip(pset.ranks, per_rank):
+    for rank, (results, _text, _code) in zip(pset.ranks, per_rank):
         for i, r in enumerate(results):
             while len(tables) <= i:
                 tables.append(Result(["rank", *r.columns], [], headers=["Rank", *r.display_headers]))
@@ -111,14 +164,24 @@ def _portable(kwargs: dict) -> dict:
     return {k: v for k, v in kwargs.items() if k != "output"}
 
 
-def _run_body(member, module: str, kwargs: dict) -> list[Result]:
+def _run_body(member, module: str, kwargs: dict) -> tuple[list[Result], str, int]:
+    """One rank through a command's body: the Results it emits, what it printed, its exit code."""
+    import contextlib
+    import io
+
     global _COLLECTING
     mod = importlib.import_module(module)
     body = mod.command.callback.__single__
     _COLLECTING = []
+    printed = io.StringIO()
+    code = 0
     try:
-        body(profile=member, output=None, **kwargs)
-        return _COLLECTING
+        with contextlib.redirect_stdout(printed):
+            try:
+                body(profile=member, output=None, **kwargs)
+            except click.exceptions.Exit as e:
+                code = e.exit_code
+        return _COLLECTING, printed.getvalue(), code
     finally:
         _COLLECTING = None
 

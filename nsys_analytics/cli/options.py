@@ -9,8 +9,12 @@ import click
 
 from ..filters import ATTRIBUTIONS, NAME_KINDS, KernelFilter, parse_time_ns
 from ..render import FORMATS, render
+from . import many
 
-PROFILE_ARG = click.argument("profile", type=click.Path(path_type=Path))
+# PROFILES...: one profile as always, or several (files, globs, a folder) read as ranks (cli/many.py).
+PROFILE_ARG = many.profiles_argument()
+# Exactly one profile (commands that open more in their own way, e.g. `sql -a`).
+SINGLE_PROFILE_ARG = click.argument("profile", type=click.Path(path_type=Path))
 
 
 def output_options(f):
@@ -22,7 +26,10 @@ def output_options(f):
 
 
 def emit(result, fmt: str, output: Path | None) -> None:
-    """Render a Result and write it to stdout or to the file named by -o."""
+    """Render a Result and write it to stdout or to the file named by -o (in a rank's worker: hand it back)."""
+    if many.collecting() is not None:
+        many.collecting().append(result)
+        return
     text = render(result, fmt)
     if output is None:
         click.echo(text, nl=False)
@@ -68,11 +75,25 @@ def kernel_filter_options(f):
     @functools.wraps(f)
     def wrapper(*args, name_kind, device, stream, pid, start, end, match, range_name, exclude_range_name,
                 attribution, **kwargs):
-        kwargs["kernel_filter"] = KernelFilter(
-            name_kind=name_kind, device=device, stream=stream, pid=pid, match=match,
-            start_ns=parse_time_ns(start) if start else None, end_ns=parse_time_ns(end) if end else None,
-            range_name=range_name, exclude_range_name=exclude_range_name, attribution=attribution,
-        )
+        kwargs["kernel_filter"] = kernel_filter_from(
+            name_kind=name_kind, device=device, stream=stream, pid=pid, start=start, end=end, match=match,
+            range_name=range_name, exclude_range_name=exclude_range_name, attribution=attribution)
         return f(*args, **kwargs)
 
     return wrapper
+
+
+_FILTER_OPTIONS = ("name_kind", "device", "stream", "pid", "start", "end", "match", "range_name",
+                   "exclude_range_name", "attribution")
+
+
+def kernel_filter_from(**options) -> KernelFilter:
+    """The KernelFilter of kernel_filter_options' values; other keys are ignored."""
+    start, end = options.get("start"), options.get("end")
+    return KernelFilter(
+        name_kind=options.get("name_kind") or "demangled", device=options.get("device"),
+        stream=options.get("stream"), pid=options.get("pid"), match=options.get("match"),
+        start_ns=parse_time_ns(start) if start else None, end_ns=parse_time_ns(end) if end else None,
+        range_name=options.get("range_name"), exclude_range_name=options.get("exclude_range_name"),
+        attribution=options.get("attribution") or "thread",
+    )

@@ -8,11 +8,11 @@ import click
 
 from .. import open as open_profile
 from ..errors import UsageError
-from .options import PROFILE_ARG, emit, output_options
+from .options import SINGLE_PROFILE_ARG, emit, output_options
 
 
 @click.command("sql")
-@PROFILE_ARG
+@SINGLE_PROFILE_ARG
 @click.argument("query", required=False)
 @click.option("-f", "--file", "query_file", type=click.File("r"), help="Read the query from a file ('-' = stdin).")
 @click.option("-p", "--param", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
