@@ -1,0 +1,138 @@
+"""Benchmark many-rank work: `kernels` and `ranks` over 64 rank files of ~250 k kernels each (16 M in all), on the
+local process pool and on a local Dask cluster of 2 workers, beside one-file runs.
+
+    python bench/bench_ranks.py [--ranks 64] [--kernels 250000] [--source RANK.sqlite] [--dir /tmp/bench/ranks64]
+
+The rank files are made once (scale_profile.py replicates a real rank export along the time axis; the other ranks
+are byte copies of it under their own names, report.N.sqlite) and reused. Prints wall time, the peak memory of the
+parent process (the one that merges), the machine's load, and what dominates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ROOT, count_kernels  # noqa: E402
+from scale_profile import copies_for_kernels, scale  # noqa: E402
+
+DDP_RANK = ROOT / "fixtures" / "profiles" / "ddp_straggler.0.sqlite"
+DEFAULT_SOURCE = DDP_RANK if DDP_RANK.exists() else ROOT / "fixtures" / "profiles" / "gpt_train.sqlite"
+
+# Runs the CLI in this very process and reports its own peak RSS (the parent: it merges) and its children's.
+_RUN = """
+import json, resource, sys, time
+from nsys_analytics.cli.main import cli
+t0 = time.perf_counter()
+try:
+    cli(sys.argv[2:], prog_name="nsys-analytics", standalone_mode=False)
+    rc = 0
+except SystemExit as e:
+    rc = e.code or 0
+wall = time.perf_counter() - t0
+own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+with open(sys.argv[1], "w") as f:
+    json.dump({"wall_s": wall, "parent_peak_mib": own, "rc": rc}, f)
+"""
+
+
+def make_ranks(source: Path, folder: Path, ranks: int, kernels: int) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    files = [folder / f"report.{r}.sqlite" for r in range(ranks)]
+    if all(f.exists() for f in files):
+        return files
+    need_gb = ranks * source.stat().st_size * copies_for_kernels(source, kernels) / 1e9
+    free_gb = shutil.disk_usage(folder).free / 1e9
+    print(f"making {ranks} rank files of ~{kernels:,} kernels from {source.name} (~{need_gb:.1f} GB; "
+          f"{free_gb:.0f} GB free)", flush=True)
+    if need_gb > free_gb * 0.8:
+        sys.exit(f"not enough disk under {folder}")
+    t0 = time.perf_counter()
+    first = files[0]
+    if not first.exists():
+        scale(source, first, copies_for_kernels(source, kernels))
+    for f in files[1:]:
+        if not f.exists():
+            shutil.copyfile(first, f)
+    print(f"made in {time.perf_counter() - t0:.0f} s", flush=True)
+    return files
+
+
+def run(args: list[str], env: dict | None = None) -> dict:
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_ranks_{os.getpid()}.json"
+    proc = subprocess.run([sys.executable, "-c", _RUN, str(out), *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, check=False)
+    result = json.loads(out.read_text()) if out.exists() else {"wall_s": float("nan"), "parent_peak_mib": 0}
+    result["stderr"] = proc.stderr.strip().splitlines()[-1:] if proc.returncode else []
+    out.unlink(missing_ok=True)
+    return result
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", type=int, default=64)
+    parser.add_argument("--kernels", type=int, default=250_000)
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/bench/ranks64"))
+    parser.add_argument("--no-dask", action="store_true")
+    args = parser.parse_args()
+    files = make_ranks(args.source, args.dir, args.ranks, args.kernels)
+    per_file = count_kernels(files[0])
+    print(f"{len(files)} rank files in {args.dir}, {per_file:,} kernels each ({per_file * len(files):,} in all), "
+          f"{files[0].stat().st_size / 1e6:.0f} MB each; {load()}")
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_ranks_out"
+    out.mkdir(exist_ok=True)
+    rows = []
+    for command in ("kernels", "ranks"):
+        one = run([command, str(files[0]), "--format", "csv", "-o", str(out / f"one_{command}.csv")]
+                  if command == "kernels" else [command, str(files[0]), "--format", "csv", "-o",
+                                                 str(out / f"one_{command}.csv")])
+        pool = run([command, str(args.dir), "--format", "csv", "-o", str(out / f"pool_{command}.csv")])
+        rows.append((f"{command}: 1 file", one))
+        rows.append((f"{command}: {len(files)} files, local pool", pool))
+        ideal = one["wall_s"] * len(files) / (os.cpu_count() or 1)
+        rows.append((f"  (1-file time x {len(files)} / {os.cpu_count()} cores)", {"wall_s": ideal,
+                                                                                  "parent_peak_mib": float("nan")}))
+    if not args.no_dask:
+        rows += dask_rows(files, args.dir, out)
+    print(f"\n{'run':<48} {'wall (s)':>9} {'parent peak (MiB)':>18}")
+    for name, r in rows:
+        print(f"{name:<48} {r['wall_s']:>9.2f} {r['parent_peak_mib']:>18.0f}" + (f"  {r['stderr']}" if r.get("stderr")
+                                                                                    else ""))
+    print(f"\nafter: {load()}")
+
+
+def dask_rows(files, folder: Path, out: Path) -> list:
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        print("distributed not installed: no Dask figures")
+        return []
+    rows = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        for command in ("kernels", "ranks"):
+            r = run([command, str(folder), "--scheduler", cluster.scheduler_address, "--format", "csv", "-o",
+                     str(out / f"dask_{command}.csv")])
+            rows.append((f"{command}: {len(files)} files, Dask 2 workers", r))
+    for command in ("kernels", "ranks"):
+        same = (out / f"dask_{command}.csv").read_bytes() == (out / f"pool_{command}.csv").read_bytes()
+        print(f"{command}: Dask output {'identical to' if same else 'DIFFERS from'} the pool's")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
