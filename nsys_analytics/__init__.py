@@ -4,11 +4,12 @@
     profile = nsys_analytics.open("train.sqlite")
     profile.kernel_summary()               # = nsys stats --report cuda_gpu_kern_sum
     profile.df("SELECT * FROM kernels")    # the normalized schema
+    ranks = nsys_analytics.open_set("runs/")  # many profiles as ranks: DataFrames with a `rank` column
 """
 
 from .errors import NsysAnalyticsError, ProfileError
-from .api import Profile, open
+from .api import Profile, ProfileSet, open, open_set
 from .result import Result
 
-__all__ = ["NsysAnalyticsError", "Profile", "ProfileError", "Result", "open"]
+__all__ = ["NsysAnalyticsError", "Profile", "ProfileError", "ProfileSet", "Result", "open", "open_set"]
 __version__ = "0.1.0"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import profile as data_access
+from . import profile_set as set_access
 
 if TYPE_CHECKING:
     from .ncu.report import NcuReport
@@ -85,3 +86,65 @@ def open(path: str | Path) -> Profile | NcuReport:  # noqa: A001 - mirrors the b
 
         return NcuReport(path)
     return Profile(path)
+
+
+class ProfileSet(set_access.ProfileSet):
+    """Many nsys profiles as ranks (one file per rank, or one report of a whole launch split by process), with
+    the reports as DataFrames that carry a `rank` column.
+
+    >>> ps = nsys_analytics.open_set(["runs/"], jobs=2)     # files, globs or a folder; scheduler="tcp://h:8786"
+    >>> ps.kernel_summary()                                 # per rank and rank 'all' (exact merge)
+    >>> ps.nccl()                                           # one row per NCCL kernel, with its rank
+    >>> ps.ranks_table()                                    # per rank and step: busy, compute, comm, waits
+    >>> ps.df("SELECT count(*) AS n FROM kernels")          # any SQL, run on every rank
+    """
+
+    def kernel_summary(self, limit: int | None = None, **filters):
+        """cuda_gpu_kern_sum per rank, and over all ranks (rank 'all'), unrounded."""
+        from .filters import KernelFilter
+        from .ranks.merge import merge_distributions, summarize
+        from .ranks.data import kernel_durations
+
+        import pandas as pd
+
+        dists = self.map(kernel_durations, KernelFilter(**filters))
+        frames = [summarize(merge_distributions([d])).assign(rank=r) for r, d in zip(self.ranks, dists)]
+        frames.append(summarize(merge_distributions(dists)).assign(rank="all"))
+        out = pd.concat([f.head(limit) if limit else f for f in frames], ignore_index=True)
+        return out[["rank", *[c for c in out.columns if c != "rank"]]]
+
+    def nccl(self):
+        """The normalized NCCL operations of every rank (op, bytes where known, duration, stream, ...)."""
+        from .ranks.sets import nccl_frame
+
+        return nccl_frame(self)
+
+    def ranks_table(self, table: str = "steps"):
+        """The `ranks` report as a DataFrame: table 'steps' | 'summary' | 'phases' | 'collectives'; the findings
+        (straggler) are in `ranks_report()`."""
+        return getattr(self.ranks_report(), table)
+
+    def ranks_report(self):
+        from .ranks.sets import ranks_report
+
+        return ranks_report(self)
+
+    def df(self, query: str, params=None):
+        """SQL over the normalized views on every rank, stacked with a `rank` column."""
+        import pandas as pd
+
+        frames = self.map(_rank_df, query, params)
+        return pd.concat([f.assign(rank=r) for r, f in zip(self.ranks, frames)], ignore_index=True)
+
+
+def _rank_df(member, query, params):
+    with member.open() as p:
+        return p.df(query, params)
+
+
+def open_set(inputs, scheduler: str | None = None, jobs: int | None = None, skip_bad: bool = False) -> ProfileSet:
+    """Open many profiles as ranks: paths, globs or folders. Work runs on a local process pool (`jobs`
+    processes) or on a Dask cluster (`scheduler="tcp://HOST:8786"`)."""
+    from .engine import make_engine
+
+    return ProfileSet(inputs, engine=make_engine(scheduler, jobs), skip_bad=skip_bad)

@@ -10,7 +10,7 @@ from .errors import UsageError
 NAME_KINDS = ("demangled", "short", "mangled")
 ATTRIBUTIONS = ("thread", "process", "gpu")  # how kernels belong to NVTX ranges (docs/nvtx.md)
 _UNITS_NS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*(ns|us|ms|s)?\s*$", re.I)
+_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*(ns|us|ms|s)?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -54,3 +54,15 @@ def parse_time_ns(text: str) -> int:
     if not m:
         raise UsageError(f"time {text!r}: write a number with a unit, e.g. 1.5s, 200ms, 30us, 1000ns")
     return round(float(m.group(1)) * _UNITS_NS[(m.group(2) or "s").lower()])
+
+
+def kernel_filter_from(**options) -> KernelFilter:
+    """The KernelFilter of the CLI's kernel filter options (times as text, e.g. '1.5s'); other keys are ignored."""
+    start, end = options.get("start"), options.get("end")
+    return KernelFilter(
+        name_kind=options.get("name_kind") or "demangled", device=options.get("device"),
+        stream=options.get("stream"), pid=options.get("pid"), match=options.get("match"),
+        start_ns=parse_time_ns(start) if start else None, end_ns=parse_time_ns(end) if end else None,
+        range_name=options.get("range_name"), exclude_range_name=options.get("exclude_range_name"),
+        attribution=options.get("attribution") or "thread",
+    )

@@ -159,3 +159,37 @@ def test_unreachable_scheduler_is_one_line_exit_1_and_fast():
     assert out.returncode == 1
     assert out.stderr.count("\n") == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in out.stderr
     assert time.monotonic() - start < 20
+
+
+def test_python_api_profile_set():
+    import nsys_analytics
+
+    ps = nsys_analytics.open_set([str(TRAIN), str(FORWARD)], jobs=1)
+    top = ps.kernel_summary()
+    assert set(top["rank"]) == {0, 1, "all"}
+    counts = ps.df("SELECT count(*) AS n FROM kernels")
+    with open_profile(TRAIN) as p, open_profile(FORWARD) as q:
+        expected = [p.df("SELECT count(*) AS n FROM kernels")["n"][0], q.df("SELECT count(*) AS n FROM kernels")["n"][0]]
+    assert list(counts["n"]) == expected and list(counts["rank"]) == [0, 1]
+    assert int(top[top["rank"] == "all"]["instances"].sum()) == sum(expected)
+
+
+@pytest.mark.parametrize("command", ["nvtx", "nvtx-gpu", "classify", "info"])
+def test_every_report_command_takes_several_profiles(command):
+    """Commands without an exact merge stack each rank's own table (equal to its single-file output) with a
+    rank column."""
+    out = _cli(command, str(TRAIN), str(FORWARD), "--format", "csv", "--jobs", "1")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Rank,")
+    for rank, path in enumerate((TRAIN, FORWARD)):
+        single = _cli(command, str(path), "--format", "csv").stdout.splitlines()
+        mine = [line.split(",", 1)[1] for line in lines[1:] if line.split(",", 1)[0] == str(rank)]
+        assert mine == single[1:]
+
+
+def test_diagnose_over_several_profiles_gives_one_section_per_rank():
+    out = _cli("diagnose", str(TRAIN), str(FORWARD), "--jobs", "1")
+    assert out.returncode == 0, out.stderr
+    assert "== rank 0 (gpt_train.sqlite; rank id from the input order) ==" in out.stdout
+    assert "== rank 1 (gpt_forward.sqlite" in out.stdout

@@ -92,8 +92,8 @@ def _is_single(profiles) -> bool:
 def _merge_for(module: str, kwargs: dict):
     """The exact many-rank merge of a command, where it has one."""
     if module.endswith(".kernels_cmd") and not kwargs.get("by_launch_config"):
+        from ..filters import kernel_filter_from
         from ..ranks.sets import kernel_summary_set
-        from .options import kernel_filter_from
 
         return lambda pset, limit=None, **options: kernel_summary_set(pset, kernel_filter_from(**options), limit)
     return None

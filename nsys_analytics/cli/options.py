@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..filters import ATTRIBUTIONS, NAME_KINDS, KernelFilter, parse_time_ns
+from ..filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
 from ..render import FORMATS, render
 from . import many
 
@@ -83,17 +83,3 @@ def kernel_filter_options(f):
     return wrapper
 
 
-_FILTER_OPTIONS = ("name_kind", "device", "stream", "pid", "start", "end", "match", "range_name",
-                   "exclude_range_name", "attribution")
-
-
-def kernel_filter_from(**options) -> KernelFilter:
-    """The KernelFilter of kernel_filter_options' values; other keys are ignored."""
-    start, end = options.get("start"), options.get("end")
-    return KernelFilter(
-        name_kind=options.get("name_kind") or "demangled", device=options.get("device"),
-        stream=options.get("stream"), pid=options.get("pid"), match=options.get("match"),
-        start_ns=parse_time_ns(start) if start else None, end_ns=parse_time_ns(end) if end else None,
-        range_name=options.get("range_name"), exclude_range_name=options.get("exclude_range_name"),
-        attribution=options.get("attribution") or "thread",
-    )
