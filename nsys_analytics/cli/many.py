@@ -96,7 +96,49 @@ def _merge_for(module: str, kwargs: dict):
         from ..ranks.sets import kernel_summary_set
 
         return lambda pset, limit=None, **options: kernel_summary_set(pset, kernel_filter_from(**options), limit)
+    if module.endswith(".diagnose_cmd"):
+        return lambda pset, **options: diagnose_set(pset, module, options)
     return None
+
+
+def diagnose_set(pset, module: str, options: dict):
+    """diagnose over many ranks: the cross-rank findings (straggler, waits) first, then each rank's own findings,
+    in the steady state (the step ranges) unless a window was given: start-up (NCCL set-up, warm-up) is one-off."""
+    from ..ranks import report as ranks_render
+    from ..ranks.sets import ranks_report
+
+    report = ranks_report(pset)
+    kwargs = dict(options)
+    scope = "the whole capture"
+    names = sorted(set(report.steps["name"])) if not report.steps.empty else []
+    if names and not (options.get("range_name") or options.get("start") or options.get("end")):
+        kwargs["range_name"] = _step_glob(names)
+        scope = f"the steady state: NVTX ranges {kwargs['range_name']} (start-up before the first step left out)"
+    per_rank = run_body_per_rank(pset, module, kwargs)
+    findings = ranks_render.tables(report)["findings"]
+    fmt = options.get("fmt", "table")
+    if fmt == "json":
+        import json
+
+        text = json.dumps({"scope": scope, "notes": report.notes,
+                           "findings": [dict(zip(findings.columns, r)) for r in findings.rows]})
+    else:
+        lines = [f"Across ranks ({len(pset)} ranks, rank ids from the {pset.rank_source}); each rank below covers "
+                 f"{scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
+        text = "\n".join(lines) + "\n"
+    sections = [("all", "cross-rank findings", text)]
+    if isinstance(per_rank, RankTexts):
+        sections += per_rank.sections
+        return RankTexts(sections, per_rank.exit_code)
+    return RankTexts(sections)
+
+
+def _step_glob(names: list[str]) -> str:
+    """'step_*' for step_0 .. step_9 (the common prefix of the step range names, then *)."""
+    import os.path
+
+    prefix = os.path.commonprefix(names).rstrip("0123456789")
+    return f"{prefix}*" if prefix else names[0]
 
 
 class RankTexts:
