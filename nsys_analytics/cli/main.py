@@ -32,6 +32,8 @@ COMMANDS = {
     "ncu": "ncu_cmd",
     "ranks": "ranks_cmd",
     "nccl": "nccl_cmd",
+    "timeline": "timeline_cmd",
+    "export": "export_cmd",
 }
 
 

@@ -83,3 +83,24 @@ def kernel_filter_options(f):
     return wrapper
 
 
+def window_options(f):
+    """--start, --end, --range, --instance -> a `window` argument (visual.window.WindowRequest)."""
+    from ..visual.window import WindowRequest
+
+    options = [
+        click.option("--start", help="Window start on the profile's clock (e.g. 2.5s, 2500ms)."),
+        click.option("--end", help="Window end (e.g. 2.51s)."),
+        click.option("--range", "range_name", metavar="NAME",
+                     help="The window of the NVTX range NAME ('step_3', ':forward', a glob such as 'step_*'): "
+                          "from its first instance's start to its last one's end."),
+        click.option("--instance", type=int, metavar="N", help="With --range: only its N-th instance (from 1)."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+
+    @functools.wraps(f)
+    def wrapper(*args, start, end, range_name, instance, **kwargs):
+        kwargs["window"] = WindowRequest(start, end, range_name, instance)
+        return f(*args, **kwargs)
+
+    return wrapper
