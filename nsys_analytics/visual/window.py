@@ -72,7 +72,7 @@ def resolve(profile: Profile, request: WindowRequest) -> TimeWindow:
 
 
 def _range_window(profile: Profile, pattern: str, instance: int | None) -> TimeWindow:
-    from ..reports.nvtx import require_ranges
+    from ..nvtx.report import require_ranges
 
     require_ranges(profile)
     rows = profile.run_file("visual", "range_instances", {"pattern": pattern}).rows

@@ -1,0 +1,155 @@
+"""`export --to perfetto` (checked against the Chrome trace event format, tests/trace_format.py, and against
+counts read straight from the SQLite file) and `export --to parquet` (read back, row for row)."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import sqlite3
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+import nsys_analytics
+from nsys_analytics.cli.main import cli
+
+from .conftest import FIXTURE_NAMES, PROFILES
+from .trace_format import check_trace
+
+TRAIN = PROFILES / "gpt_train.sqlite"
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result
+
+
+def raw_count(path, sql: str) -> int:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return con.execute(sql).fetchone()[0]
+    except sqlite3.OperationalError:  # the table is absent: nsys exports only tables with rows
+        return 0
+    finally:
+        con.close()
+
+
+def load(path):
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_trace_is_valid_and_holds_every_operation_and_call(tmp_path, name):
+    path, out = PROFILES / f"{name}.sqlite", tmp_path / "t.json.gz"
+    assert run("export", path, "--to", "perfetto", "-o", out).exit_code == 0
+    trace = load(out)
+    checked = check_trace(trace)
+    events = trace["traceEvents"]
+    cats = [e.get("cat") for e in events if e["ph"] == "X"]
+    assert cats.count("kernel") == raw_count(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    assert cats.count("memcpy") == raw_count(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY")
+    assert cats.count("cuda_api") == raw_count(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    # every kernel/copy/memset launched by a traced call has its arrow (pairs by correlation id, in sqlite3)
+    launched = sum(raw_count(path, f"SELECT count(*) FROM {t} AS o JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r "
+                                   "ON r.correlationId = o.correlationId AND r.globalTid >> 24 = o.globalPid >> 24")
+                   for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"))
+    assert checked["flows"] == launched > 0
+
+
+def test_kernel_events_carry_times_names_and_categories(tmp_path):
+    out = tmp_path / "t.json"
+    assert run("export", TRAIN, "--to", "perfetto", "-o", out).exit_code == 0
+    kernels = [e for e in load(out)["traceEvents"] if e.get("cat") == "kernel"]
+    con = sqlite3.connect(f"file:{TRAIN}?mode=ro", uri=True)
+    first = con.execute('SELECT start, "end", s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s '
+                        "ON s.id = k.shortName ORDER BY start LIMIT 1").fetchone()
+    e = min(kernels, key=lambda e: e["ts"])
+    assert (round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000), e["name"]) == first
+    assert e["pid"] == 9_000_000 and e["tid"] == 7  # GPU 0's process, stream 7
+    assert {e["args"]["category"] for e in kernels} >= {"matmul", "softmax"}
+
+
+def test_window_keeps_what_overlaps_it(tmp_path):
+    out = tmp_path / "w.json.gz"
+    assert run("export", TRAIN, "--to", "perfetto", "--range", "step_1", "-o", out).exit_code == 0
+    trace = load(out)
+    check_trace(trace)
+    [(start, end)] = sqlite3.connect(TRAIN).execute(
+        "SELECT start, \"end\" FROM NVTX_EVENTS n JOIN StringIds s ON s.id = n.textId WHERE s.value = 'step_1'")
+    kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
+    expected = raw_count(TRAIN, f'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start < {end} AND "end" > {start}')
+    assert len(kernels) == expected > 0
+    assert trace["otherData"]["profiles"][0]["start_ns"] == start
+
+
+def test_several_profiles_are_merged_one_process_group_each(tmp_path):
+    out = tmp_path / "m.json.gz"
+    forward = PROFILES / "gpt_forward.sqlite"
+    assert run("export", TRAIN, forward, "--to", "perfetto", "-o", out).exit_code == 0
+    trace = load(out)
+    check_trace(trace)
+    names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"}
+    assert {n.split(":")[0] for n in names.values()} == {"gpt_train", "gpt_forward"}
+    kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
+    per_file = {p: sum(1 for e in kernels if names[e["pid"]].startswith(p)) for p in ("gpt_train", "gpt_forward")}
+    assert per_file == {"gpt_train": raw_count(TRAIN, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"),
+                        "gpt_forward": raw_count(forward, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")}
+
+
+def test_the_checker_catches_broken_traces(tmp_path):
+    """The format checker is not a rubber stamp: each kind of damage is caught."""
+    out = tmp_path / "t.json"
+    assert run("export", PROFILES / "no_nvtx.sqlite", "--to", "perfetto", "-o", out).exit_code == 0
+    good = load(out)
+    check_trace(good)
+
+    def broken(change):
+        trace = copy.deepcopy(good)
+        change(trace["traceEvents"])
+        with pytest.raises(AssertionError):
+            check_trace(trace)
+
+    broken(lambda ev: ev.remove(next(e for e in ev if e["ph"] == "f")))  # a flow without its end
+    broken(lambda ev: next(e for e in ev if e["ph"] == "X").pop("dur"))  # a complete event without dur
+    broken(lambda ev: ev.remove(next(e for e in ev if e["name"] == "thread_name")))  # an unnamed track
+    kernel = next(e for e in good["traceEvents"] if e.get("cat") == "kernel")
+    broken(lambda ev: ev.append({**kernel, "ts": kernel["ts"] + kernel["dur"] / 2}))  # overlap without nesting
+    flow = next(e for e in good["traceEvents"] if e["ph"] == "s")
+    broken(lambda ev: next(e for e in ev if e["ph"] == "s" and e["id"] == flow["id"]).update(ts=flow["ts"] + 1e9))
+
+
+def test_export_refuses_to_write_onto_an_input_or_a_bad_name(tmp_path):
+    before = TRAIN.read_bytes()
+    result = run("export", TRAIN, "--to", "perfetto", "-o", TRAIN)
+    assert result.exit_code == 2 and "input profile" in result.output
+    result = run("export", TRAIN, "--to", "perfetto", "-o", tmp_path / "t.txt")
+    assert result.exit_code == 2 and ".json or .json.gz" in result.output
+    assert TRAIN.read_bytes() == before and list(tmp_path.iterdir()) == []
+
+
+def test_parquet_export_reads_back_row_for_row(tmp_path):
+    out = tmp_path / "pq"
+    result = run("export", TRAIN, "--to", "parquet", "-o", out)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "nsys-analytics-export.json").read_text())
+    con = duckdb.connect()
+    with nsys_analytics.open(TRAIN) as p:
+        for view in ("kernels", "cuda_api", "nvtx_events", "memcpy", "memset", "threads", "session"):
+            pq = con.execute(f"SELECT * FROM read_parquet('{out / view}.parquet') ORDER BY ALL").fetchall()
+            assert pq == p.sql(f"SELECT * FROM {view} ORDER BY ALL").rows, view
+            assert manifest["views"][view] == len(pq)
+    assert manifest["views"]["kernels"] == raw_count(TRAIN, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    # an earlier export of ours is replaced; a folder holding other files is not touched
+    assert run("export", TRAIN, "--to", "parquet", "--range", "step_1", "-o", out).exit_code == 0
+    assert json.loads((out / "nsys-analytics-export.json").read_text())["views"]["kernels"] < manifest["views"]["kernels"]
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep")
+    result = run("export", TRAIN, "--to", "parquet", "-o", other)
+    assert result.exit_code == 2 and "holds other files" in result.output
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "pq"]  # nothing left behind
