@@ -14,7 +14,8 @@ from ..breakdown.plot import plot_report
 from ..breakdown.ranges import DEFAULT_RANGES
 from ..breakdown.render import render_report
 from .classify_cmd import RULES_OPTION
-from .options import kernel_filter_options, output_options
+from ..render import PARQUET, write_parquet
+from .options import check_parquet_output, kernel_filter_options, output_options
 
 
 @click.command("breakdown")
@@ -64,9 +65,20 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_fil
             with open_profile(path) as p:
                 columns.append(summarize(p, rules, kernel_filter, basis, memory_ops=not kernels_only))
         report = build_report(columns, rules, top)
-    _write(render_report(report, fmt), output)
+    if fmt == PARQUET:
+        _write_parquet(report, check_parquet_output(output, profiles))
+    else:
+        _write(render_report(report, fmt), output)
     if plot is not None:
         click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)
+
+
+def _write_parquet(report, output: Path) -> None:
+    """One Parquet file per table of the report: FILE.parquet -> FILE.<table>.parquet."""
+    for section in report.sections:
+        path = output.with_name(f"{output.name.removesuffix('.parquet')}.{section.key}.parquet")
+        write_parquet(section.result, path)
+        click.echo(f"wrote {len(section.result.rows)} rows to {path}", err=True)
 
 
 def _write(text: str, output: Path | None) -> None:

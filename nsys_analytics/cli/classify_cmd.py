@@ -37,4 +37,4 @@ def command(profile, unmatched, limit, rules_files, kernel_filter, fmt, output):
     """
     rules = load_rules(rules_files)
     with open_profile(profile) as p:
-        emit(classify_kernels(p, rules, kernel_filter, unmatched, limit), fmt, output)
+        emit(classify_kernels(p, rules, kernel_filter, unmatched, limit), fmt, output, [profile])

@@ -31,7 +31,7 @@ def command(profile, fmt, output):
         text = json.dumps(info, indent=2, default=str) + "\n"
     else:
         columns, rows = info_rows(info)
-        emit(Result(columns, rows), fmt, output)
+        emit(Result(columns, rows), fmt, output, [profile])
         return
     if output is None:
         click.echo(text, nl=False)

@@ -27,4 +27,4 @@ def command(profile, limit, by_launch_config, kernel_filter, fmt, output):
       nsys-analytics kernels run.sqlite --by-launch-config --format markdown
     """
     with open_profile(profile) as p:
-        emit(kernel_summary(p, kernel_filter, by_launch_config, limit), fmt, output)
+        emit(kernel_summary(p, kernel_filter, by_launch_config, limit), fmt, output, [profile])

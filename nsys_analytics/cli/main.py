@@ -34,6 +34,7 @@ COMMANDS = {
     "nccl": "nccl_cmd",
     "timeline": "timeline_cmd",
     "export": "export_cmd",
+    "html": "html_cmd",
 }
 
 

@@ -24,4 +24,4 @@ def command(profile, fmt, output):
       nsys-analytics nvtx run.sqlite --format csv -o nvtx_sum.csv
     """
     with open_profile(profile) as p:
-        emit(nvtx_summary(p), fmt, output)
+        emit(nvtx_summary(p), fmt, output, [profile])

@@ -29,4 +29,4 @@ def command(profile, trace, attribution, exclusive, fmt, output):
     """
     with open_profile(profile) as p:
         report = nvtx_gpu_projection if trace else nvtx_gpu_projection_summary
-        emit(report(p, attribution, exclusive), fmt, output)
+        emit(report(p, attribution, exclusive), fmt, output, [profile])

@@ -38,4 +38,4 @@ def command(profile, name_kind, attribution, exclusive, per_instance, fmt, outpu
             result = nvtx_range_instances(p, attribution, exclusive)
         else:
             result = nvtx_kernel_summary(p, attribution, exclusive, name_kind)
-        emit(result, fmt, output)
+        emit(result, fmt, output, [profile])

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
+from ..errors import UsageError
 from ..filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
-from ..render import FORMATS, render
+from ..render import FORMATS, PARQUET, render, write_parquet
 from . import many
 
 # PROFILES...: one profile as always, or several (files, globs, a folder) read as ranks (cli/many.py).
@@ -21,14 +22,28 @@ def output_options(f):
     """--format and -o/--output."""
     f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to FILE instead of standard output.")(f)
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                        help="Output format.")(f)
+    return click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table",
+                        show_default=True, help="Output format (parquet: a file, give -o FILE.parquet).")(f)
 
 
-def emit(result, fmt: str, output: Path | None) -> None:
-    """Render a Result and write it to stdout or to the file named by -o (in a rank's worker: hand it back)."""
+def check_parquet_output(output: Path | None, inputs=()) -> Path:
+    """The -o file of --format parquet: required, and never one of the inputs."""
+    from ..visual.outputs import check_not_input
+
+    if output is None:
+        raise UsageError("--format parquet writes a file: add -o FILE.parquet")
+    return check_not_input(output, inputs)
+
+
+def emit(result, fmt: str, output: Path | None, inputs=()) -> None:
+    """Render a Result and write it to stdout or to the file named by -o (parquet: to the file only; in a rank's
+    worker: hand it back)."""
     if many.collecting() is not None:
         many.collecting().append(result)
+        return
+    if fmt == PARQUET:
+        write_parquet(result, check_parquet_output(output, inputs))
+        click.echo(f"wrote {len(result.rows)} rows to {output}", err=True)
         return
     text = render(result, fmt)
     if output is None:

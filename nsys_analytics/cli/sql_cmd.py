@@ -41,7 +41,7 @@ def command(profile, query, query_file, params, attachments, fmt, output):
             if not sep or not alias or not path:
                 raise UsageError(f"--attach {spec!r}: write ALIAS=PROFILE, e.g. -a base=baseline.sqlite")
             p.attach(path, alias)
-        emit(p.sql(text, {name: _typed(value) for name, value in params}), fmt, output)
+        emit(p.sql(text, {name: _typed(value) for name, value in params}), fmt, output, [profile])
 
 
 def _query_text(query: str | None, query_file) -> str:

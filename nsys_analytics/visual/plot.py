@@ -29,9 +29,14 @@ MEMCPY_COLORS = {"HtoD": "#e7ba52", "DtoH": "#ad494a", "DtoD": "#a55194", "PtoP"
                  "other": "#d6616b"}
 
 
-def data_width_px() -> int:
-    """Pixel columns of the time axis: the grid the timeline queries bucket by."""
-    return int((FIG_WIDTH_IN - TITLES_IN - 0.4) * plotstyle.DPI)
+def data_width_px(fig_width_in: float = FIG_WIDTH_IN) -> int:
+    """Pixel columns of the time axis of a figure that wide: the grid the timeline queries bucket by."""
+    return int((fig_width_in - TITLES_IN - 0.4) * plotstyle.DPI)
+
+
+def fig_width_in(timeline: Timeline) -> float:
+    """The figure width whose time axis has one pixel per column of the timeline's grid."""
+    return timeline.width_px / plotstyle.DPI + TITLES_IN + 0.4
 
 
 def check_path(path: str | Path, option: str = "-o") -> Path:
@@ -69,9 +74,10 @@ def draw(plt, timeline: Timeline):
     colors = colors_for(timeline)
     legend_rows = -(-len(colors) // 6)
     height = 1.1 + LEVEL_IN * total + 0.22 * legend_rows + (0.15 * len(timeline.lanes))
-    fig = plt.figure(figsize=(FIG_WIDTH_IN, height))
+    width = fig_width_in(timeline)
+    fig = plt.figure(figsize=(width, height))
     bottom_in = 0.55 + 0.22 * legend_rows
-    ax = fig.add_axes((TITLES_IN / FIG_WIDTH_IN, bottom_in / height, data_width_px() / plotstyle.DPI / FIG_WIDTH_IN,
+    ax = fig.add_axes((TITLES_IN / width, bottom_in / height, timeline.width_px / plotstyle.DPI / width,
                        (height - bottom_in - 0.45) / height))
     start_ms, end_ms = timeline.window.start_ns / 1e6, timeline.window.end_ns / 1e6
     _draw_boxes(ax, timeline, rows, colors, start_ms, end_ms)

@@ -1,0 +1,65 @@
+"""`nsys-analytics html`."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+import click
+
+from .. import open as open_profile
+from ..assignment.report import ReportOptions, build_report
+from ..categories import load_rules
+from ..errors import UsageError
+from ..visual.html import Page, profile_view
+from ..visual.html_render import render_page
+from ..visual.outputs import atomic_path, check_not_input
+from .attention_cmd import attention_options, options_from
+from .classify_cmd import RULES_OPTION
+
+
+@click.command("html")
+@click.argument("profiles", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--forward", "forward_path", type=click.Path(path_type=Path),
+              help="With --train: a forward-only profile; the page adds the assignment answers (a)-(e), as `report`.")
+@click.option("--train", "train_path", type=click.Path(path_type=Path), help="The training profile of the pair.")
+@click.option("--timeit", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="With --forward: Python-timer step times (CSV: mode,step,seconds), as `report`.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The page to write (FILE.html).")
+@attention_options
+@RULES_OPTION
+def command(profiles, forward_path, train_path, timeit, output, rules_files, **kwargs):
+    """One self-contained HTML page (no network needed to view it): per profile a headline, its info, the
+    top kernels, GPU time by category with a plot, NVTX ranges with their GPU projection, and the diagnose
+    findings, each with a timeline of its worst window. With --forward and --train it also answers the
+    assignment questions (a)-(e), as `nsys-analytics report`. Tables sort when their header is clicked.
+
+    \b
+    Examples:
+      nsys-analytics html train.sqlite -o train.html
+      nsys-analytics html rank0.sqlite rank1.sqlite -o ranks.html
+      nsys-analytics html --forward fwd.sqlite --train train.sqlite --batch 4 --seq-len 256 \\
+          --d-model 256 --heads 4 -o report.html
+    """
+    paths = list(profiles) + [p for p in (forward_path, train_path) if p is not None and p not in profiles]
+    if not paths:
+        raise UsageError("give at least one profile (or --forward F --train T)")
+    if train_path is not None and forward_path is None:
+        raise UsageError("--train needs --forward (the forward-only profile of the pair)")
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"-o {output}: give a file name ending in .html")
+    output = check_not_input(output, paths)
+    rules = load_rules(rules_files)
+    with ExitStack() as stack:
+        opened = {p: stack.enter_context(open_profile(p)) for p in paths}
+        views = [profile_view(opened[p], rules) for p in paths]
+        assignment = None
+        if forward_path is not None:
+            options = ReportOptions(options_from(kwargs), timeit=timeit)
+            assignment = build_report(opened[forward_path], opened.get(train_path), options)
+    title = f"nsys-analytics: {', '.join(p.name for p in paths)}"
+    page = render_page(Page(title, rules.category_names, views, assignment))
+    with atomic_path(output) as tmp:
+        tmp.write_text(page, encoding="utf-8")
+    click.echo(f"wrote {output} ({len(page) / 1e6:.1f} MB)", err=True)

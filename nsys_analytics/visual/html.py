@@ -1,0 +1,92 @@
+"""The HTML report's content, gathered from the capabilities (no arithmetic of its own, no I/O): per profile
+its info, top kernels, categories, NVTX ranges with their GPU projection, and the diagnose findings each with a
+timeline of its worst window; for a forward + training pair, the assignment answers (a)-(e).
+
+html_render.py turns a `Page` into one self-contained HTML file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..breakdown.report import BreakdownReport, breakdown_report
+from ..categories import RuleSet
+from ..diagnose import Finding, diagnose
+from ..errors import MissingDataError, NsysAnalyticsError
+from ..filters import KernelFilter
+from ..info.report import profile_info
+from ..kernels.report import kernel_summary
+from ..nvtx.report import nvtx_gpu_projection_summary
+from ..result import Result
+from ..textreport import TextReport
+from .timeline import Timeline, build_timeline
+from .window import TimeWindow
+
+if TYPE_CHECKING:
+    from ..profile import Profile
+
+TOP_KERNELS = 15
+FINDING_TIMELINES = 6      # findings that get a picture of their worst window
+FINDING_WIDTH_PX = 900     # pixel columns of those pictures
+FINDING_MARGIN = 0.1       # the picture shows this share of the window's length before and after it
+
+
+@dataclass
+class FindingView:
+    finding: Finding
+    timeline: Timeline | None  # its worst window; None beyond FINDING_TIMELINES or without a window
+
+
+@dataclass
+class ProfileView:
+    label: str
+    info: dict
+    kernels: Result
+    breakdown: BreakdownReport | None
+    nvtx: Result | None
+    findings: list[FindingView] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)  # section -> why it is empty and what to do
+    skipped: list[str] = field(default_factory=list)  # diagnose rules skipped for lack of data, with the fix
+
+
+@dataclass
+class Page:
+    title: str
+    categories: list[str]
+    profiles: list[ProfileView]
+    assignment: TextReport | None = None
+
+
+def profile_view(profile: Profile, rules: RuleSet, label: str | None = None) -> ProfileView:
+    """Everything the page shows about one profile; a section whose data is missing says why."""
+    missing: dict[str, str] = {}
+    view = ProfileView(label or profile.path.name, profile_info(profile),
+                       _or_missing(missing, "kernels", lambda: kernel_summary(profile, KernelFilter(), False,
+                                                                              TOP_KERNELS)),
+                       _or_missing(missing, "categories", lambda: breakdown_report([profile], rules=rules)),
+                       _or_missing(missing, "nvtx", lambda: nvtx_gpu_projection_summary(profile)),
+                       missing=missing)
+    report = _or_missing(missing, "findings", lambda: diagnose(profile))
+    if report is not None:
+        for i, f in enumerate(report.findings):
+            timeline = None
+            if i < FINDING_TIMELINES and f.windows:
+                start, end = f.windows[0]
+                margin = max(1, int((end - start) * FINDING_MARGIN))
+                window = TimeWindow(start - margin, end + margin, f"worst window of {f.rule}")
+                timeline = build_timeline(profile, window,
+                                          rules=rules, width_px=FINDING_WIDTH_PX,
+                                          title=f"{view.label}: {f.rule}, worst window and 10 % around it")
+            view.findings.append(FindingView(f, timeline))
+        view.skipped = report.skipped
+    return view
+
+
+def _or_missing(missing: dict[str, str], key: str, build):
+    try:
+        return build()
+    except MissingDataError as e:
+        missing[key] = str(e)
+    except NsysAnalyticsError as e:
+        missing[key] = f"could not be made: {e}"
+    return None
