@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO := fixtures/profiles/gpt_train.sqlite
 
-.PHONY: setup demo test test-shared bench fixtures lint clean
+.PHONY: setup demo test test-shared bench docs-images fixtures lint clean
 
 setup: $(VENV)/.installed
 
@@ -36,6 +36,11 @@ bench: setup
 	$(BIN)/python bench/bench_breakdown.py
 	$(BIN)/python bench/bench_diagnose.py
 	$(BIN)/python bench/bench_ncu.py
+	$(BIN)/python bench/bench_visual.py
+
+## docs-images: small PNGs of the fixture profiles in docs/images/ (a timeline, a breakdown plot, the HTML report)
+docs-images: setup
+	$(BIN)/python docs/make_images.py
 
 ## fixtures: re-profile the workloads (needs a GPU machine with Nsight Systems; see fixtures/README.md)
 fixtures:

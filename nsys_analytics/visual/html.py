@@ -76,7 +76,8 @@ def profile_view(profile: Profile, rules: RuleSet, label: str | None = None) -> 
                 window = TimeWindow(start - margin, end + margin, f"worst window of {f.rule}")
                 timeline = build_timeline(profile, window,
                                           rules=rules, width_px=FINDING_WIDTH_PX,
-                                          title=f"{view.label}: {f.rule}, worst window and 10 % around it")
+                                          title=f"{view.label}: {f.rule}, worst window (shaded) and 10 % around it",
+                                          highlight=(start, end))
             view.findings.append(FindingView(f, timeline))
         view.skipped = report.skipped
     return view

@@ -23,8 +23,9 @@ main{max-width:1180px;margin:0 auto;padding:24px 28px 60px;background:#fff}
 h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:34px 0 8px;border-bottom:2px solid #e3e6eb;padding-bottom:4px}
 h3{font-size:16px;margin:22px 0 6px}.sub{color:#5b6473;margin:0 0 14px}
 .cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}
-.card{flex:0 1 175px;border:1px solid #e3e6eb;border-radius:6px;padding:8px 12px;background:#fafbfc}
-.card b{display:block;font-size:18px}.card span{color:#5b6473;font-size:12px}
+.card{flex:1 1 0;min-width:0;border:1px solid #e3e6eb;border-radius:6px;padding:8px 12px;background:#fafbfc}
+.card b{display:block;font-size:18px}.card span{display:block;color:#5b6473;font-size:12px;white-space:nowrap;
+overflow:hidden;text-overflow:ellipsis}
 table{border-collapse:collapse;margin:6px 0 4px;font-size:13px;width:100%}
 th,td{padding:3px 8px;border-bottom:1px solid #eceef2;text-align:left;vertical-align:top}
 th{background:#f0f2f5;cursor:pointer;user-select:none;white-space:nowrap;position:sticky;top:0}
@@ -101,15 +102,16 @@ def _headline(v: ProfileView) -> str:
              (f"{counts.get('kernels', 0):,}", "kernels"), (f"{counts.get('cuda_api', 0):,}", "CUDA API calls")]
     if v.kernels and v.kernels.rows:
         row = dict(zip(v.kernels.columns, v.kernels.rows[0]))
-        cards.append((f"{row['time_pct']:.1f} %", "top kernel: " + shorten_name(row["name"], 60)))
+        cards.append((f"{row['time_pct']:.1f} %", "top kernel: " + row["name"]))
     if v.breakdown:
         rollup = next(s.result for s in v.breakdown.sections if s.key == "rollup")
         shares = {r[0]: r[2] for r in rollup.rows}
         cards.append((f"{shares.get('matmul', 0):.1f} %", "of GPU time in matmul"))
     worst = v.findings[0].finding if v.findings else None
-    cards.append((worst.severity if worst else "none", f"worst finding: {worst.rule}" if worst else "findings"))
+    cards.append((worst.rule if worst else "none", f"worst finding ({worst.severity})" if worst else "findings"))
     return '<div class="cards" data-test="headline">' + "".join(
-        f"<div class=\"card\"><b>{_e(value)}</b><span>{_e(what)}</span></div>" for value, what in cards) + "</div>"
+        f"<div class=\"card\"><b>{_e(value)}</b><span title=\"{_e(what)}\">{_e(what)}</span></div>"
+        for value, what in cards) + "</div>"
 
 
 def _info(v: ProfileView) -> str:

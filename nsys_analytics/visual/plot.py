@@ -116,7 +116,7 @@ def _draw_boxes(ax, timeline: Timeline, rows: list[float], colors: dict, start_m
         else:
             x1 = max(x1, x0 + px_ms)  # at least one pixel
             y0, y1 = top + 0.1, top + 0.9
-            alpha = "box"
+            alpha = "box" if (x1 - x0) / px_ms >= 4 else "thin"  # thin boxes get no white edge
             width_px = (x1 - x0) / px_ms
             if b.label and width_px >= LABEL_MIN_PX:
                 labels.append((x0, x1, (y0 + y1) / 2, _fit(b.label, width_px)))
@@ -125,7 +125,7 @@ def _draw_boxes(ax, timeline: Timeline, rows: list[float], colors: dict, start_m
         polys[key].append(((x0, y0), (x0, y1), (x1, y1), (x1, y0)))
         facecolors[key] = color
     for (color, alpha), verts in polys.items():
-        ax.add_collection(PolyCollection(verts, facecolors=color, edgecolors="none" if alpha == "band" else "white",
+        ax.add_collection(PolyCollection(verts, facecolors=color, edgecolors="white" if alpha == "box" else "none",
                                          linewidths=0.3, alpha=0.75 if alpha == "band" else 1.0))
     for x0, x1, y, text in labels:
         ax.text((x0 + x1) / 2, y, text, ha="center", va="center", fontsize=LABEL_FONT, clip_on=True)
@@ -147,8 +147,13 @@ def _decorate(ax, timeline: Timeline, rows: list[float], total: int, start_ms: f
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ms_per_px = (end_ms - start_ms) / timeline.width_px
-    ax.set_title(f"{timeline.title}   ({end_ms - start_ms:,.3f} ms; one pixel column = {_duration(ms_per_px)})",
-                 fontsize=10, loc="left")
+    fig = ax.figure
+    top = 1 - 0.12 / fig.get_figheight()
+    fig.text(0.01, top, timeline.title, ha="left", va="top", fontsize=10, weight="bold")
+    fig.text(0.99, top, f"{end_ms - start_ms:,.3f} ms shown; one pixel column = {_duration(ms_per_px)}",
+             ha="right", va="top", fontsize=8, color="#555555")
+    if timeline.highlight:
+        ax.axvspan(timeline.highlight[0] / 1e6, timeline.highlight[1] / 1e6, color="#fff3b0", zorder=0)
     if not timeline.lanes:
         ax.text((start_ms + end_ms) / 2, 0.5, "nothing ran in this window", ha="center", va="center")
 

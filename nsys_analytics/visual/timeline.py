@@ -50,6 +50,7 @@ class Timeline:
     lanes: list[Lane] = field(default_factory=list)
     boxes: list[Box] = field(default_factory=list)
     categories: list[str] = field(default_factory=list)  # the rules' kernel categories, in legend order
+    highlight: tuple[int, int] | None = None  # a span to shade (ns), e.g. a finding's window
 
     def busy_ns(self, kind: str) -> int:
         """Summed time of the boxes and bands in lanes of `kind` (what the queries conserve)."""
@@ -64,14 +65,14 @@ class Timeline:
 
 def build_timeline(profile: Profile, request: WindowRequest | TimeWindow | None = None, *, rules: RuleSet | None = None,
                    width_px: int = DEFAULT_WIDTH_PX, api: bool = True, nvtx: bool = True,
-                   title: str | None = None) -> Timeline:
+                   title: str | None = None, highlight: tuple[int, int] | None = None) -> Timeline:
     """Query `profile` for the window and lay the result out in lanes."""
     rules = rules or load_rules()
     window = request if isinstance(request, TimeWindow) else resolve(profile, request or WindowRequest())
     grid = Grid(window, width_px)
     rows = timeline_rows(profile, grid, rules, api=api, nvtx=nvtx)
     timeline = Timeline(title or f"{profile.path.name}: {window.source}", window, width_px, grid.ns_per_px,
-                        categories=rules.category_names)
+                        categories=rules.category_names, highlight=highlight)
     _lay_out(timeline, rows)
     return timeline
 

@@ -1,12 +1,19 @@
--- timeline_span: the span of the profile's GPU work and CUDA calls, the window a timeline without --start/--end
--- shows. Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_MEMCPY,
--- compat.CUPTI_ACTIVITY_KIND_MEMSET, _nvtx_range_times.
-SELECT
-    min(s) AS start_ns,                        -- first start (ns)
-    max(e) AS end_ns                           -- last end (ns)
-FROM (
-    SELECT min(start) AS s, max("end") AS e FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
-    UNION ALL SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_MEMCPY
-    UNION ALL SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_MEMSET
-    UNION ALL SELECT min(start_ns), max(end_ns) FROM _nvtx_range_times
+-- timeline_span: the window a timeline without --start/--end shows: the span of the profile's GPU work (kernels,
+-- copies, memsets), or of its NVTX ranges when it has no GPU work. (NVTX ranges left open until the end of the
+-- capture would otherwise stretch the picture far past the last kernel.)
+-- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_MEMSET,
+-- _nvtx_range_times.
+WITH gpu AS (
+    SELECT min(s) AS s, max(e) AS e FROM (
+        SELECT min(start) AS s, max("end") AS e FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
+        UNION ALL SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_MEMCPY
+        UNION ALL SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_MEMSET
+    )
+),
+nvtx AS (
+    SELECT min(start_ns) AS s, max(end_ns) AS e FROM _nvtx_range_times
 )
+SELECT
+    coalesce(gpu.s, nvtx.s) AS start_ns,       -- first start (ns)
+    coalesce(gpu.e, nvtx.e) AS end_ns          -- last end (ns)
+FROM gpu, nvtx

@@ -1,0 +1,54 @@
+"""`make docs-images`: the pictures in docs/images/, drawn from the fixture profiles with the project's own
+commands (a training step's timeline, a timeline with CUDA graphs and several streams, a category breakdown,
+and a screenshot of the HTML report taken in headless Chromium)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILES = ROOT / "fixtures" / "profiles"
+IMAGES = ROOT / "docs" / "images"
+CLI = [sys.executable, "-m", "nsys_analytics"]
+SHAPE = ["--batch", "4", "--seq-len", "256", "--d-model", "256", "--heads", "4"]
+
+
+def timeline(profile: str, out: str, *window: str) -> None:
+    import nsys_analytics
+    from nsys_analytics.visual.plot import data_width_px, plot_timeline
+    from nsys_analytics.visual.timeline import build_timeline
+    from nsys_analytics.visual.window import WindowRequest
+
+    with nsys_analytics.open(PROFILES / profile) as p:
+        t = build_timeline(p, WindowRequest(*window), width_px=data_width_px(12.0))
+    plot_timeline(t, IMAGES / out)
+
+
+def report_screenshot(out: str) -> None:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import chromium
+
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "report.html"
+        subprocess.run(CLI + ["html", str(PROFILES / "gpt_train.sqlite"), "-o", str(page)], check=True)
+        with chromium.Browser(width=1200, height=1500) as browser:
+            browser.load(page)
+            browser.screenshot(IMAGES / out, full_page=False)
+
+
+def main() -> None:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    timeline("gpt_train.sqlite", "timeline_step.png", None, None, "step_1")
+    timeline("copies_streams_graph.sqlite", "timeline_graphs.png", "2440ms", "2476ms")
+    subprocess.run(CLI + ["breakdown", str(PROFILES / "gpt_forward.sqlite"), str(PROFILES / "gpt_train.sqlite"),
+                          "--plot", str(IMAGES / "breakdown.png")], check=True, stdout=subprocess.DEVNULL)
+    report_screenshot("report.png")
+    for image in sorted(IMAGES.glob("*.png")):
+        print(f"{image.relative_to(ROOT)}: {image.stat().st_size / 1024:.0f} KiB")
+
+
+if __name__ == "__main__":
+    main()
