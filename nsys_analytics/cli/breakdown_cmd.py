@@ -13,9 +13,10 @@ from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summ
 from ..breakdown.plot import plot_report
 from ..breakdown.ranges import DEFAULT_RANGES
 from ..breakdown.render import render_report
-from .classify_cmd import RULES_OPTION
 from ..render import PARQUET, write_parquet
-from .options import check_parquet_output, kernel_filter_options, output_options
+from ..visual.outputs import check_parquet_output
+from .classify_cmd import RULES_OPTION
+from .options import kernel_filter_options, output_options
 
 
 @click.command("breakdown")

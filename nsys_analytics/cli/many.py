@@ -233,7 +233,7 @@ def emit_set(result, fmt: str, output: Path | None, only: str = "all") -> None:
 
     if fmt == "parquet":  # the one table `--format csv` writes: per-rank rows and, by default, rank `all`
         from ..render import write_parquet
-        from .options import check_parquet_output
+        from ..visual.outputs import check_parquet_output
 
         table = _one_table(result, only)
         write_parquet(table, check_parquet_output(output))

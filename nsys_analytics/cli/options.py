@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
 from ..filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
 from ..render import FORMATS, PARQUET, render, write_parquet
+from ..visual.outputs import check_parquet_output
 from . import many
 
 # PROFILES...: one profile as always, or several (files, globs, a folder) read as ranks (cli/many.py).
@@ -24,15 +24,6 @@ def output_options(f):
                      help="Write to FILE instead of standard output.")(f)
     return click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table",
                         show_default=True, help="Output format (parquet: a file, give -o FILE.parquet).")(f)
-
-
-def check_parquet_output(output: Path | None, inputs=()) -> Path:
-    """The -o file of --format parquet: required, and never one of the inputs."""
-    from ..visual.outputs import check_not_input
-
-    if output is None:
-        raise UsageError("--format parquet writes a file: add -o FILE.parquet")
-    return check_not_input(output, inputs)
 
 
 def emit(result, fmt: str, output: Path | None, inputs=()) -> None:

@@ -12,11 +12,11 @@ from ..visual.outputs import check_not_input
 from ..visual.plot import check_path, data_width_px, plot_timeline
 from ..visual.timeline import build_timeline
 from .classify_cmd import RULES_OPTION
-from .options import PROFILE_ARG, window_options
+from .options import SINGLE_PROFILE_ARG, window_options
 
 
 @click.command("timeline")
-@PROFILE_ARG
+@SINGLE_PROFILE_ARG
 @window_options
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The picture to write: FILE.png or FILE.svg.")

@@ -25,6 +25,13 @@ def check_not_input(output: str | Path, inputs: Iterable[str | Path], option: st
     return output
 
 
+def check_parquet_output(output: str | Path | None, inputs: Iterable[str | Path] = ()) -> Path:
+    """The -o file of --format parquet: required, and never one of the inputs."""
+    if output is None:
+        raise UsageError("--format parquet writes a file: add -o FILE.parquet")
+    return check_not_input(output, inputs)
+
+
 @contextmanager
 def atomic_path(path: str | Path, option: str = "-o"):
     """Yield a temporary path beside `path`; on success it replaces `path`, on failure it is removed."""
