@@ -188,3 +188,13 @@ def test_breakdown_parquet_writes_one_file_per_table(tmp_path):
     for key, section in sections.items():
         n = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet('{tmp_path}/b.{key}.parquet')").fetchone()
         assert n[0] == len(section["rows"])
+
+
+def test_format_parquet_over_several_profiles_is_the_csv_table(tmp_path):
+    forward = PROFILES / "gpt_forward.sqlite"
+    out = tmp_path / "k.parquet"
+    assert run("kernels", TRAIN, forward, "--format", "parquet", "-o", out).exit_code == 0
+    csv_rows = run("kernels", TRAIN, forward, "--format", "csv").output.strip().splitlines()[1:]
+    pq = duckdb.connect().execute(f"SELECT rank, count(*) FROM read_parquet('{out}') GROUP BY rank ORDER BY rank")
+    counts = dict(pq.fetchall())
+    assert sum(counts.values()) == len(csv_rows) and set(counts) == {"0", "1", "all"}
