@@ -35,6 +35,8 @@ COMMANDS = {
     "timeline": "timeline_cmd",
     "export": "export_cmd",
     "html": "html_cmd",
+    "diff": "diff_cmd",
+    "runs": "runs_cmd",
 }
 
 

@@ -1,0 +1,116 @@
+"""The queries behind `diff` and `runs add`: one profile -> a `ProfileSummary` (kernel duration distributions,
+NVTX range instances, and with an attribution mode the kernel time per range instance and per range)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..categories import OTHER, RuleSet
+from .summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
+
+if TYPE_CHECKING:
+    from ..profile import Profile
+
+ATTRIBUTIONS = ("process", "thread", "gpu", "none")
+_RANK = re.compile(r"rank[_-]?(\d+)", re.I)
+_API_TABLES = ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
+
+
+def rank_of(path: str | Path, position: int) -> int:
+    """The number after `rank` in the file name (`train_rank3.sqlite`, `rank_3.sqlite`), else its position."""
+    m = _RANK.search(Path(path).name)
+    return int(m.group(1)) if m else position
+
+
+def file_hash(path: str | Path) -> str:
+    """sha256 of the file's bytes."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def summarize(profile: Profile, rules: RuleSet, rank: int = 0, attribution: str = "process",
+              with_hash: bool = False) -> ProfileSummary:
+    """Everything `diff` compares for one profile. `attribution` ('none' skips it) places kernels in NVTX ranges
+    (docs/nvtx.md); `with_hash` also hashes the file (in a thread, while the queries run)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        digest = pool.submit(file_hash, profile.path) if with_hash else None
+        summary = ProfileSummary(str(profile.path), _label(profile.path), rank)
+        summary.meta = profile.run_file("diff", "profile_meta").to_records()[0]
+        if profile.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+            summary.kernels, summary.short_names = kernel_stats(profile, rules)
+        if profile.has_table("NVTX_EVENTS"):
+            mode = attribution if _can_attribute(profile, attribution) else None
+            summary.ranges, summary.range_kernels = range_stats(profile, mode)
+            summary.attribution = mode
+        summary.file_hash = digest.result() if digest else None
+    return summary
+
+
+def _label(path: Path) -> str:
+    name = Path(path).name
+    for suffix in (".sqlite", ".nsys-rep", ".qdrep"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _can_attribute(profile: Profile, mode: str) -> bool:
+    if mode == "none" or not profile.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+        return False
+    return mode == "gpu" or any(profile.has_table(t) for t in _API_TABLES)
+
+
+def kernel_stats(profile: Profile, rules: RuleSet) -> tuple[list[KernelStat], dict[str, str]]:
+    """Per demangled and per short name: the exact figures and distribution of its durations."""
+    by_name: dict[tuple[str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    weight: dict[tuple[str, str], int] = defaultdict(int)  # (short, demangled) -> GPU time
+    for demangled, short, duration, n in profile.run_file("diff", "kernel_durations").rows:
+        by_name[("demangled", demangled)][duration] += n
+        by_name[("short", short)][duration] += n
+        weight[(short, demangled)] += duration * n
+    matches = rules.classify_all(d for kind, d in by_name if kind == "demangled")
+    heaviest: dict[str, str] = {}  # short -> its heaviest demangled name
+    for (short, demangled), ns in sorted(weight.items(), key=lambda kv: -kv[1]):
+        heaviest.setdefault(short, demangled)
+    stats = []
+    for (kind, name), pairs in by_name.items():
+        demangled = name if kind == "demangled" else heaviest[name]
+        category = matches[demangled].category if demangled is not None else OTHER
+        stats.append(KernelStat(kind, name, category, Stat.of(pairs)))
+    stats.sort(key=lambda k: (k.name_kind, -k.stat.total_ns, k.name or ""))
+    short_names = {d: s for (s, d) in weight}
+    return stats, short_names
+
+
+def range_stats(profile: Profile, mode: str | None) -> tuple[list[RangeStat], list[RangeKernel]]:
+    """Per range name: its instances' durations and, in attribution `mode`, the kernel time of each instance."""
+    instances = profile.run_file("diff", "range_instances").rows
+    per_instance: dict[int, int] = {}
+    range_kernels = []
+    if mode is not None:
+        for range_id, rng, kernel, kernel_ns, kernels in profile.run_file(
+                "diff", "range_kernels", {"mode": mode}).rows:
+            if range_id is not None:
+                per_instance[range_id] = int(kernel_ns)
+            else:
+                range_kernels.append(RangeKernel(rng, kernel, int(kernel_ns), int(kernels)))
+    groups: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    for range_id, name, style, _pid, _start, duration in instances:
+        groups[(name, style)].append((duration, per_instance.get(range_id, 0)))
+    ranges = []
+    for (name, style), rows in groups.items():
+        kernel = _stat([k for _, k in rows]) if mode is not None else None
+        ranges.append(RangeStat(name, style, _stat([d for d, _ in rows]), kernel))
+    return ranges, range_kernels
+
+
+def _stat(values: list[int]) -> Stat:
+    pairs: dict[int, int] = defaultdict(int)
+    for v in values:
+        pairs[int(v)] += 1
+    return Stat.of(pairs)
