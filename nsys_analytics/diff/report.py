@@ -208,6 +208,8 @@ def _compare(bs: Stat | None, ns: Stat | None) -> tuple:
 def _test_cells(test, alpha) -> tuple:
     if test is None:
         return (None, None, None)
+    if test.min_p >= alpha:  # e.g. 3 vs 3 instances: p is at least 0.1 whatever the durations
+        return (test.p_value, test.method, "too few")
     return (test.p_value, test.method, "beyond" if test.p_value < alpha else "within")
 
 
@@ -361,18 +363,22 @@ def _headline(b: Side, n: Side, rb: dict, rn: dict, alpha: float) -> dict[str, A
         return {"metric": "step", "range": step, "base_ns": sb.avg_ns, "new_ns": sn.avg_ns,
                 "change_pct": _pct(sn.avg_ns, sb.avg_ns), "base_instances": sb.instances,
                 "new_instances": sn.instances, "p_value": test.p_value, "test": test.method,
-                "beyond_noise": test.p_value < alpha}
+                "min_p": test.min_p, "beyond_noise": None if test.min_p >= alpha else test.p_value < alpha}
     return {"metric": "kernel_time", "range": None, "base_ns": b.kernel_ns, "new_ns": n.kernel_ns,
             "change_pct": _pct(n.kernel_ns, b.kernel_ns), "base_instances": 1, "new_instances": 1,
-            "p_value": None, "test": None, "beyond_noise": None}
+            "p_value": None, "test": None, "min_p": None, "beyond_noise": None}
 
 
 def _verdict(report: DiffReport, alpha: float) -> str:
     h = report.headline
     if h["metric"] == "step":
         what = f"Step time ({h['range']}, mean of {h['base_instances']} vs {h['new_instances']})"
-        noise = (f"p = {h['p_value']:.2g}, {h['test']} Mann-Whitney U: "
-                 f"{'beyond' if h['beyond_noise'] else 'within'} noise")
+        if h["beyond_noise"] is None:
+            noise = (f"too few instances for the noise test: p >= {h['min_p']:.2g} whatever the durations, "
+                     f"so the threshold alone decides")
+        else:
+            noise = (f"p = {h['p_value']:.2g}, {h['test']} Mann-Whitney U: "
+                     f"{'beyond' if h['beyond_noise'] else 'within'} noise")
     else:
         what, noise = "GPU kernel time", "one value per side: no noise test"
     change = h["change_pct"]
@@ -435,3 +441,11 @@ def _notes(b: Side, n: Side, attributed: bool, alpha: float) -> list[str]:
     else:
         notes.append("No NVTX attribution on both sides: variants pair by category alone.")
     return notes
+
+
+def step_of(profiles: list[ProfileSummary]) -> tuple[str | None, Stat | None]:
+    """One side's step-like range family (step, iter, batch) with the most time, and its instances' durations."""
+    side = merge_side(profiles, "demangled")
+    families = _families(side, range_families(side.ranges))
+    best = max((f for f in families if _STEP.search(f)), key=lambda f: (families[f].wall.total_ns, f), default=None)
+    return best, (families[best].wall if best else None)

@@ -81,6 +81,7 @@ class RankTest:
     method: str  # 'exact' | 'normal' (normal approximation, tie and continuity corrected)
     n_base: int
     n_new: int
+    min_p: float  # the smallest p-value these sample sizes (and ties) allow: >= alpha means the test cannot tell
 
     @property
     def probability_longer(self) -> float:
@@ -109,8 +110,8 @@ def mann_whitney(base: Dist, new: Dist) -> RankTest | None:
         t = a + b
         ties += t ** 3 - t
     if ties == 0 and n1 <= EXACT_MAX_N and n2 <= EXACT_MAX_N:
-        return RankTest(u, _exact_p(round(u), n1, n2), "exact", n1, n2)
-    return RankTest(u, _normal_p(u, n1, n2, ties), "normal", n1, n2)
+        return RankTest(u, _exact_p(round(u), n1, n2), "exact", n1, n2, _exact_p(0, n1, n2))
+    return RankTest(u, _normal_p(u, n1, n2, ties), "normal", n1, n2, _normal_p(0, n1, n2, ties))
 
 
 def _normal_p(u: float, n1: int, n2: int, ties: int) -> float:

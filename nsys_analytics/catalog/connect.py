@@ -1,0 +1,181 @@
+"""Opening the catalog: which URL (--db, NSYS_ANALYTICS_DB, else an SQLite file in the user's data folder), an
+engine set up for concurrent writers, the schema created or migrated, errors as one line with credentials masked."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from sqlalchemy import create_engine, event, select
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+
+from ..errors import NsysAnalyticsError
+from .schema import MIGRATIONS, SCHEMA_VERSION, catalog_meta, metadata
+
+ENV = "NSYS_ANALYTICS_DB"
+_LOCK_ID = 7_104_513_021  # PostgreSQL advisory lock held while the schema is created or migrated
+_RETRIES = 8
+
+
+class CatalogError(NsysAnalyticsError):
+    """The catalog cannot be reached, is of a newer schema, or refused a write."""
+
+
+def default_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "nsys-analytics" / "runs.db"
+
+
+def resolve_url(db: str | None) -> URL:
+    """--db, else $NSYS_ANALYTICS_DB, else the default SQLite file. A bare path means an SQLite file;
+    postgresql:// uses the psycopg (3) driver."""
+    text = db or os.environ.get(ENV) or str(default_path())
+    if "://" not in text:
+        path = Path(text).expanduser()
+        return URL.create("sqlite", database=str(path))
+    try:
+        url = make_url(text)
+    except ArgumentError:
+        raise CatalogError(f"{_mask_text(text)}: not a database URL (e.g. sqlite:///runs.db or "
+                           "postgresql://user@host/db)") from None
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def masked(url: URL) -> str:
+    """The URL as it may be printed: the password replaced by ***."""
+    return url.render_as_string(hide_password=True)
+
+
+def _mask_text(text: str) -> str:
+    """A URL given as text, password masked even when it cannot be parsed."""
+    import re
+
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", text)
+
+
+def scrub(message: str, url: URL) -> str:
+    """`message` with the URL's password (if any) replaced by ***."""
+    if url.password:
+        message = message.replace(str(url.password), "***")
+    return message
+
+
+class Catalog:
+    """An open catalog: an engine on a checked schema. `write()` / `read()` give a connection in one transaction."""
+
+    def __init__(self, db: str | None = None):
+        self.url = resolve_url(db)
+        self.name = masked(self.url)
+        self.engine = self._engine()
+        self._prepare()
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.url.get_backend_name() == "sqlite"
+
+    def _engine(self) -> Engine:
+        try:
+            if self.is_sqlite:
+                return _sqlite_engine(self.url)
+            return create_engine(self.url, pool_pre_ping=False, connect_args={"connect_timeout": 10})
+        except (NoSuchModuleError, ArgumentError) as e:
+            raise CatalogError(f"{self.name}: unsupported database URL ({e}); use sqlite:/// or postgresql://") from None
+
+    def _prepare(self) -> None:
+        """Create the tables on first use, migrate an older schema, refuse a newer one."""
+        def prepare(conn: Connection) -> None:
+            if not self.is_sqlite:
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_LOCK_ID})")
+            if not conn.dialect.has_table(conn, "catalog_meta"):
+                metadata.create_all(conn)
+                conn.execute(catalog_meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+                return
+            found = int(conn.execute(select(catalog_meta.c.value).where(catalog_meta.c.key == "schema_version"))
+                        .scalar_one())
+            if found > SCHEMA_VERSION:
+                raise CatalogError(f"{self.name}: written by catalog schema version {found}; this nsys-analytics "
+                                   f"reads up to version {SCHEMA_VERSION}: upgrade nsys-analytics")
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[version](conn)
+            if found < SCHEMA_VERSION:
+                conn.execute(catalog_meta.update().where(catalog_meta.c.key == "schema_version")
+                             .values(value=str(SCHEMA_VERSION)))
+
+        self.write(prepare)
+
+    T = TypeVar("T")
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """Run `work(conn)` in one write transaction (SQLite: BEGIN IMMEDIATE, so writers queue on the busy
+        timeout instead of failing), retried a few times on a lock or serialization conflict."""
+        for attempt in range(_RETRIES):
+            try:
+                with self._connection(write=True) as conn, conn.begin():
+                    return work(conn)
+            except DBAPIError as e:
+                if attempt + 1 < _RETRIES and _transient(e):
+                    time.sleep(0.05 * 2 ** attempt * (1 + random.random()))
+                    continue
+                raise self.error(e) from None
+
+    def read(self, work: Callable[[Connection], T]) -> T:
+        try:
+            with self._connection(write=False) as conn, conn.begin():
+                return work(conn)
+        except DBAPIError as e:
+            raise self.error(e) from None
+
+    @contextmanager
+    def _connection(self, write: bool):
+        conn = self.engine.connect()
+        try:
+            conn.info["write"] = write
+            yield conn
+        finally:
+            conn.close()
+
+    def error(self, e: SQLAlchemyError) -> CatalogError:
+        orig = getattr(e, "orig", None) or e
+        message = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+        return CatalogError(scrub(f"catalog {self.name}: {message}", self.url))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _transient(e: DBAPIError) -> bool:
+    text = str(e.orig).lower()
+    return any(s in text for s in ("database is locked", "busy", "deadlock", "could not serialize"))
+
+
+def _sqlite_engine(url: URL) -> Engine:
+    if url.database and url.database != ":memory:":
+        try:
+            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CatalogError(f"{masked(url)}: cannot create its folder ({e.strerror})") from None
+    engine = create_engine(url, connect_args={"timeout": 60})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None  # transactions are begun below, not by the driver
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA busy_timeout = 60000")
+        cursor.execute("PRAGMA journal_mode = WAL")  # readers never block the writer, nor it them
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
+
+    return engine

@@ -1,0 +1,279 @@
+"""`nsys-analytics runs`: the run catalog (add, list, show, diff, trend, gate)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from ..errors import UsageError
+from ..render import FORMATS, render
+from .classify_cmd import RULES_OPTION
+from .diff_cmd import diff_options, write_report
+
+EXIT_GATE = 4
+
+DB_OPTION = click.option(
+    "--db", metavar="URL", envvar="NSYS_ANALYTICS_DB",
+    help="Catalog: an SQLite file path or sqlite:///PATH, or postgresql://user:password@host/db "
+         "(default: $NSYS_ANALYTICS_DB, else ~/.local/share/nsys-analytics/runs.db).")
+
+
+def _format_options(f):
+    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write to FILE instead of standard output.")(f)
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                        help="Output format.")(f)
+
+
+def _open(db):
+    from ..catalog.connect import Catalog
+
+    return Catalog(db)
+
+
+def _tags(items: tuple[str, ...]) -> dict[str, str]:
+    tags = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--tag {item!r}: write key=value, e.g. --tag branch=main")
+        tags[key.strip()] = value.strip()
+    return tags
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        click.echo(f"wrote {output}", err=True)
+
+
+@click.group("runs")
+def command():
+    """A catalog of runs: store what the reports compute for a profile, compare runs later, gate CI on them.
+
+    \b
+    Examples:
+      nsys-analytics runs add train.sqlite --tag branch=main --tag commit=abc123
+      nsys-analytics runs list --tag branch=main
+      nsys-analytics runs diff 12 14
+      nsys-analytics runs trend --metric step_time --plot trend.png
+      nsys-analytics runs gate new.sqlite --baseline branch=main --max-regression 5%
+    The catalog is an SQLite file by default; --db postgresql://... shares one with a team. See docs/catalog.md.
+    """
+
+
+@command.command("add")
+@click.argument("profiles", nargs=-1, required=True)
+@click.option("--tag", "tag_items", multiple=True, metavar="KEY=VALUE", help="Label the run (repeatable).")
+@click.option("--ranks", is_flag=True, help="The profiles are the ranks of ONE run (default: one run each).")
+@click.option("--attribution", type=click.Choice(["none", "process", "thread", "gpu"]), default="none",
+              show_default=True, help="Also store kernel time per NVTX range (as diff computes it; slower).")
+@click.option("--diagnose", "with_diagnose", is_flag=True, help="Also store the diagnose findings (slower).")
+@RULES_OPTION
+@DB_OPTION
+def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db):
+    """Store PROFILE(s); adding the same content again changes nothing.
+
+    \b
+    Examples:
+      nsys-analytics runs add run.sqlite --tag branch=main
+      nsys-analytics runs add rank0.sqlite rank1.sqlite --ranks --tag job=42
+      nsys-analytics runs add run.sqlite --attribution process --diagnose
+    """
+    from ..catalog.add import summarize_run
+    from ..catalog.data import add_run
+    from ..categories import load_rules
+
+    tags, rules = _tags(tag_items), load_rules(rules_files)
+    catalog = _open(db)  # reachable and of a known schema before any work
+    groups = [list(profiles)] if ranks else [[p] for p in profiles]
+    for paths in groups:
+        summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
+        run_id, added = add_run(catalog, summaries, tags, found)
+        what = " + ".join(paths)
+        click.echo(f"added run {run_id}: {what}" if added else f"already stored as run {run_id}: {what}")
+
+
+def _when(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"{text!r}: write a date as YYYY-MM-DD or YYYY-MM-DDTHH:MM") from None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+@command.command("list")
+@click.option("--tag", "tag_items", multiple=True, metavar="KEY=VALUE", help="Only runs with this tag (repeatable).")
+@click.option("--since", help="Only runs added at or after this UTC date (YYYY-MM-DD[THH:MM]).")
+@click.option("--until", help="Only runs added before this UTC date.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="Newest N runs.")
+@DB_OPTION
+@_format_options
+def list_(tag_items, since, until, limit, db, fmt, output):
+    """The stored runs, newest first.
+
+    \b
+    Examples:
+      nsys-analytics runs list
+      nsys-analytics runs list --tag branch=main --since 2026-11-01 --format csv
+    """
+    from ..catalog.data import list_runs
+    from ..catalog.report import runs_result
+
+    rows = list_runs(_open(db), _tags(tag_items), _when(since), _when(until), limit)
+    _emit(render(runs_result(rows), fmt), output)
+
+
+@command.command("show")
+@click.argument("run_id", type=int)
+@DB_OPTION
+@_format_options
+def show(run_id, db, fmt, output):
+    """One run: metadata, tags, profiles and stored findings.
+
+    \b
+    Example:
+      nsys-analytics runs show 12
+    """
+    from ..catalog.data import run_details
+    from ..catalog.report import findings_result, run_result
+
+    details = run_details(_open(db), run_id)
+    if fmt == "json":
+        import json
+
+        _emit(json.dumps(details, indent=2, default=str) + "\n", output)
+        return
+    text = render(run_result(details), fmt)
+    if details["findings"]:
+        text += "\n" + render(findings_result(details), fmt)
+    _emit(text, output)
+
+
+@command.command("diff")
+@click.argument("base_id", type=int)
+@click.argument("new_id", type=int)
+@DB_OPTION
+@diff_options
+def diff(base_id, new_id, db, name_kind, alpha, tables, limit, plot, fmt, output):
+    """The `diff` tables of two stored runs (no profile files needed).
+
+    \b
+    Example:
+      nsys-analytics runs diff 12 14 --name short
+    """
+    from ..catalog.data import load_run
+    from ..diff.report import build_diff
+
+    catalog = _open(db)
+    report = build_diff(load_run(catalog, base_id), load_run(catalog, new_id), name_kind, alpha)
+    write_report(report, fmt, tables, limit, output, plot)
+
+
+@command.command("trend")
+@click.option("--metric", default="step_time", show_default=True,
+              help="step_time, kernel_time, kernel:NAME, category:NAME (e.g. category:matmul) or range:NAME.")
+@click.option("--tag", "tag_items", multiple=True, metavar="KEY=VALUE", help="Only runs with this tag (repeatable).")
+@click.option("--since", help="Only runs added at or after this UTC date.")
+@click.option("--limit", type=click.IntRange(min=1), default=1000, show_default=True, help="Newest N runs.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), help="Also draw the series into FILE.png.")
+@DB_OPTION
+@_format_options
+def trend(metric, tag_items, since, limit, plot, db, fmt, output):
+    """A metric over the stored runs, oldest first.
+
+    \b
+    Examples:
+      nsys-analytics runs trend --metric step_time --tag branch=main
+      nsys-analytics runs trend --metric category:matmul --plot matmul.png
+      nsys-analytics runs trend --metric range:forward --format csv
+    """
+    from ..catalog.data import list_runs, metric_series
+    from ..catalog.report import parse_metric, trend_result
+
+    kind, name = parse_metric(metric)
+    catalog = _open(db)
+    runs = list_runs(catalog, _tags(tag_items), _when(since), None, limit)
+    result = trend_result(runs, metric_series(catalog, kind, name, [r["id"] for r in runs]), metric)
+    _emit(render(result, fmt), output)
+    if plot is not None:
+        from ..catalog.plot import plot_trend
+
+        click.echo(f"wrote plot to {plot_trend(result, metric, plot)}", err=True)
+
+
+@command.command("gate")
+@click.argument("new")
+@click.option("--baseline", required=True, metavar="TAG|ID",
+              help="A run id, or key=value: the newest run with that tag (other than NEW).")
+@click.option("--max-regression", default="5%", show_default=True,
+              help="Largest allowed slowdown of the headline (step time, else kernel time), in %.")
+@click.option("--name", "name_kind", type=click.Choice(["demangled", "short"]), default="demangled",
+              show_default=True, help="Match kernels by demangled or short name.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
+              help="A change is beyond noise when the rank test's p-value is below this.")
+@RULES_OPTION
+@DB_OPTION
+def gate_(new, baseline, max_regression, name_kind, alpha, rules_files, db):
+    """Exit 4 when NEW (a run id or a profile) is slower than the baseline beyond noise and the threshold.
+
+    Prints one line: PASS or FAIL, why, and diff's verdict. For CI: run it after `runs add` of the new
+    profile (see the GitHub Actions example in docs/catalog.md).
+
+    \b
+    Examples:
+      nsys-analytics runs gate new.sqlite --baseline branch=main --max-regression 5%
+      nsys-analytics runs gate 15 --baseline 12 --max-regression 2.5
+    """
+    from ..catalog.data import load_run
+    from ..catalog.report import gate
+    from ..diff.report import build_diff
+
+    threshold = _percent(max_regression)
+    catalog = _open(db)
+    new_summaries, new_hash, new_name = _new_side(catalog, new, rules_files)
+    base_id = _baseline(catalog, baseline, new_hash)
+    report = build_diff(load_run(catalog, base_id), new_summaries, name_kind, alpha)
+    decision = gate(report, threshold, base_id, new_name)
+    click.echo(decision.line)
+    if decision.failed:
+        raise click.exceptions.Exit(EXIT_GATE)
+
+
+def _percent(text: str) -> float:
+    try:
+        return float(text.strip().rstrip("%"))
+    except ValueError:
+        raise UsageError(f"--max-regression {text!r}: write a percentage, e.g. 5%") from None
+
+
+def _new_side(catalog, new: str, rules_files):
+    from ..catalog.data import load_run, run_hash
+
+    if new.isdigit() and not Path(new).exists():
+        summaries = load_run(catalog, int(new))
+        return summaries, run_hash(summaries), f"run {new}"
+    from ..catalog.add import summarize_run
+    from ..categories import load_rules
+
+    summaries, _ = summarize_run([new], load_rules(rules_files))
+    return summaries, run_hash(summaries), new
+
+
+def _baseline(catalog, baseline: str, exclude_hash: str) -> int:
+    from ..catalog.data import list_runs
+
+    if baseline.isdigit():
+        return int(baseline)
+    tags = _tags((baseline,))
+    for row in list_runs(catalog, tags, limit=50):
+        if row["content_hash"] != exclude_hash:
+            return row["id"]
+    raise UsageError(f"no run tagged {baseline} to compare with in {catalog.name} (add one with "
+                     f"`runs add PROFILE --tag {baseline}`)")
