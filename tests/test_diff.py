@@ -1,0 +1,176 @@
+"""`diff`: per-kernel figures equal NVIDIA's cuda_gpu_kern_sum, the verdict checked by hand arithmetic on nvtx_sum,
+variant kernels and renamed ranges paired, several ranks per side, every format, bad input."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import nsys_analytics
+from nsys_analytics.categories import load_rules
+from nsys_analytics.cli.main import cli
+from nsys_analytics.diff.data import summarize
+from nsys_analytics.diff.report import build_diff
+from nsys_analytics.rounding import nsys_round
+
+from .conftest import PROFILES, oracle_csv, read_csv
+
+TRAIN, SDPA = PROFILES / "gpt_train.sqlite", PROFILES / "gpt_sdpa_train.sqlite"
+FORWARD, RENAMED = PROFILES / "gpt_forward.sqlite", PROFILES / "gpt_renamed_forward.sqlite"
+_SUMMARIES: dict = {}
+
+
+def summary(path, attribution="process"):
+    key = (path, attribution)
+    if key not in _SUMMARIES:
+        with nsys_analytics.open(path) as p:
+            _SUMMARIES[key] = summarize(p, load_rules(), 0, attribution)
+    return _SUMMARIES[key]
+
+
+def oracle_rows(path, report):
+    rows = read_csv(oracle_csv(path, report))
+    return [dict(zip(rows[0], r)) for r in rows[1:]]
+
+
+def _cell(v) -> str:
+    return f"{nsys_round(v):.1f}" if isinstance(v, float) else str(v)
+
+
+@pytest.mark.parametrize("path", [TRAIN, SDPA, FORWARD])
+@pytest.mark.parametrize("name_kind,report", [("demangled", "cuda_gpu_kern_sum"), ("short", "cuda_gpu_kern_sum_base")])
+def test_kernel_figures_equal_nsys(path, name_kind, report):
+    ours = {k.name: k.stat for k in summary(path).kernel_stats(name_kind)}
+    oracle = oracle_rows(path, report)
+    assert len(ours) == len(oracle)
+    for row in oracle:
+        s = ours[row["Name"]]
+        assert (str(s.total_ns), str(s.instances), str(s.min_ns), str(s.max_ns)) == (
+            row["Total Time (ns)"], row["Instances"], row["Min (ns)"], row["Max (ns)"]), row["Name"]
+        assert (_cell(s.avg_ns), _cell(s.med_ns), _cell(s.stddev_ns)) == (
+            row["Avg (ns)"], row["Med (ns)"], row["StdDev (ns)"]), row["Name"]
+
+
+def test_diff_totals_are_each_sides_nsys_totals():
+    report = build_diff([summary(TRAIN)], [summary(SDPA)], "short")
+    cols = report.kernels.columns
+    base = {r["Name"]: int(r["Total Time (ns)"]) for r in oracle_rows(TRAIN, "cuda_gpu_kern_sum_base")}
+    new = {r["Name"]: int(r["Total Time (ns)"]) for r in oracle_rows(SDPA, "cuda_gpu_kern_sum_base")}
+    seen_base, seen_new = {}, {}
+    for row in report.kernels.rows:
+        r = dict(zip(cols, row))
+        names = r["name"].split(" -> ") if r["status"] == "variant" else [r["name"], r["name"]]
+        if r["base_instances"]:
+            seen_base[names[0]] = r["base_total_ns"]
+        if r["new_instances"]:
+            seen_new[names[-1]] = r["new_total_ns"]
+    assert seen_base == base and seen_new == new
+    total = dict(zip(report.categories.columns, report.categories.rows[-1]))
+    assert (total["base_total_ns"], total["new_total_ns"]) == (sum(base.values()), sum(new.values()))
+
+
+def test_verdict_by_hand_from_nvtx_sum():
+    """Step time = mean of the train_loop:step_N ranges of nsys' nvtx_sum, on each side."""
+    def steps(path):
+        return [int(r["Total Time (ns)"]) for r in oracle_rows(path, "nvtx_sum") if r["Range"].startswith(
+            "train_loop:step_")]
+
+    b, n = steps(TRAIN), steps(SDPA)
+    assert len(b) == len(n) == 3
+    base_ms, new_ms = sum(b) / 3 / 1e6, sum(n) / 3 / 1e6  # 7.673365 and 5.540174 ms
+    pct = 100 * (new_ms - base_ms) / base_ms  # -27.8 %
+    report = build_diff([summary(TRAIN)], [summary(SDPA)])
+    h = report.headline
+    assert h["range"] == "train_loop:step_*" and h["base_instances"] == h["new_instances"] == 3
+    assert h["base_ns"] == pytest.approx(sum(b) / 3) and h["new_ns"] == pytest.approx(sum(n) / 3)
+    assert report.verdict.startswith(f"Step time (train_loop:step_*, mean of 3 vs 3) {base_ms:.3f} ms -> "
+                                     f"{new_ms:.3f} ms ({pct:+.1f} %")
+    assert "-27.8 %" in report.verdict
+    # 3 against 3 instances: the exact rank test's smallest p is 2/C(6,3) = 0.1, so it cannot speak
+    assert h["min_p"] == pytest.approx(0.1) and h["beyond_noise"] is None
+    assert "too few instances" in report.verdict
+    # the step got faster mostly by matmul kernels in backward: cutlass/xmma GEMMs -> nvjet
+    assert "mostly matmul kernels in :backward" in report.verdict and "nvjet" in report.verdict
+
+
+def test_variants_pair_same_category_and_range():
+    report = build_diff([summary(TRAIN)], [summary(SDPA)], "short")
+    rows = [dict(zip(report.kernels.columns, r)) for r in report.kernels.rows]
+    variants = [r for r in rows if r["status"] == "variant"]
+    assert variants, "cutlass/xmma GEMMs replaced by nvjet should pair"
+    categories = {k.name: k.category for k in summary(TRAIN).kernel_stats("short")}
+    categories.update({k.name: k.category for k in summary(SDPA).kernel_stats("short")})
+    for r in variants:
+        old, new = r["name"].split(" -> ")
+        assert categories[old] == categories[new] == r["category"]
+        assert r["range"] is not None
+    pair = next(r for r in variants if r["name"].startswith("Kernel2 -> "))
+    assert pair["name"].split(" -> ")[1].startswith("nvjet_sm90") and pair["range"] == ":backward"
+
+
+def test_renamed_ranges_pair_and_keep_nsys_figures():
+    report = build_diff([summary(FORWARD)], [summary(RENAMED)])
+    rows = {r[0]: dict(zip(report.ranges.columns, r)) for r in report.ranges.rows}
+    base = {r["Range"]: r for r in oracle_rows(FORWARD, "nvtx_sum")}
+    new = {r["Range"]: r for r in oracle_rows(RENAMED, "nvtx_sum")}
+    for old, renamed in [(":computing_attention_scores", ":attn_scores"), (":computing_softmax", ":attn_softmax"),
+                         (":scaled_dot_product_attention", ":attention"), (":final_matmul", ":attn_out")]:
+        r = rows[f"{old} -> {renamed}"]
+        assert (r["base_instances"], r["new_instances"]) == (int(base[old]["Instances"]), int(new[renamed]["Instances"]))
+        assert _cell(r["base_avg_ns"]) == base[old]["Avg (ns)"] and _cell(r["new_avg_ns"]) == new[renamed]["Avg (ns)"]
+    assert all(r["base_instances"] and r["new_instances"] for r in rows.values())
+
+
+def test_a_profile_against_itself_changes_nothing():
+    report = build_diff([summary(TRAIN, "none")], [summary(TRAIN, "none")])
+    assert {r[0] for r in report.kernels.rows} == {"same"}
+    assert report.headline["change_pct"] == 0
+    assert all(r[-4] == pytest.approx(1.0) for r in report.kernels.rows)
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown"])
+def test_cli_formats(fmt, tmp_path):
+    result = invoke("diff", TRAIN, SDPA, "--format", fmt, "--attribution", "none", "--name", "short")
+    assert result.exit_code == 0, result.output
+    if fmt == "json":
+        data = json.loads(result.output)
+        assert data["verdict"].startswith("Step time") and data["kernels"] and data["ranges"]
+    elif fmt == "csv":
+        rows = list(csv.reader(io.StringIO(result.output)))
+        assert rows[0][0] == "Status" and rows[0][-1] == "Name" and len(rows) > 20
+    else:
+        assert result.output.startswith("Step time") or result.output.startswith("**Step time")
+
+
+def test_cli_plot_and_output(tmp_path):
+    png, out = tmp_path / "d.png", tmp_path / "d.md"
+    result = invoke("diff", FORWARD, RENAMED, "--plot", png, "--format", "markdown", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.read_text().startswith("**Step time")
+
+
+def test_several_ranks_per_side(tmp_path):
+    result = invoke("diff", "--base", TRAIN, TRAIN, "--new", SDPA, SDPA, "--format", "json", "--attribution", "none")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [r["rank"] for r in data["ranks"]] == [0, 1]
+    one = build_diff([summary(TRAIN, "none")], [summary(SDPA, "none")])
+    total_one = dict(zip(one.categories.columns, one.categories.rows[-1]))
+    total = data["categories"][-1]
+    assert total["base_total_ns"] == 2 * total_one["base_total_ns"]
+    assert data["ranks"][0]["base_kernel_ns"] == total_one["base_total_ns"]
+
+
+def test_bad_input_one_line_and_exit_code(tmp_path):
+    missing = invoke("diff", tmp_path / "nope.sqlite", TRAIN)
+    assert missing.exit_code == 1 and missing.output.count("\n") == 1 and "nope.sqlite" in missing.output
+    assert invoke("diff", TRAIN).exit_code == 2
+    assert invoke("diff", "--base", TRAIN).exit_code == 2
