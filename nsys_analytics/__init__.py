@@ -8,8 +8,8 @@
 """
 
 from .errors import NsysAnalyticsError, ProfileError
-from .api import Profile, ProfileSet, open, open_set
+from .api import Catalog, Profile, ProfileSet, open, open_set
 from .result import Result
 
-__all__ = ["NsysAnalyticsError", "Profile", "ProfileError", "ProfileSet", "Result", "open", "open_set"]
+__all__ = ["Catalog", "NsysAnalyticsError", "Profile", "ProfileError", "ProfileSet", "Result", "open", "open_set"]
 __version__ = "0.1.0"

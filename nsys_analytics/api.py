@@ -148,3 +148,79 @@ def open_set(inputs, scheduler: str | None = None, jobs: int | None = None, skip
     from .engine import make_engine
 
     return ProfileSet(inputs, engine=make_engine(scheduler, jobs), skip_bad=skip_bad)
+
+
+class Catalog:
+    """The run catalog (`nsys-analytics runs`) as DataFrames. `url`: an SQLite path or URL, or postgresql://...;
+    None: $NSYS_ANALYTICS_DB, else ~/.local/share/nsys-analytics/runs.db.
+
+    >>> cat = nsys_analytics.Catalog("postgresql://ci@db/perf")
+    >>> cat.add("run.sqlite", tags={"branch": "main"})
+    >>> cat.runs(tags={"branch": "main"})          # one row per run
+    >>> cat.trend("category:matmul")                # the metric over the runs
+    >>> cat.diff(12, 14)["kernels"]                 # the `diff` tables of two runs
+    """
+
+    def __init__(self, url: str | None = None):
+        from .catalog.connect import Catalog as Store
+
+        self._store = Store(url)
+        self.url = self._store.name  # password masked
+
+    def add(self, *paths: str | Path, tags: dict[str, str] | None = None, ranks: bool = False,
+            attribution: str = "none", diagnose: bool = False) -> list[int]:
+        """Store each profile as a run (or all of them as the ranks of one run); returns the run ids (a profile
+        stored before keeps its id)."""
+        from .catalog.add import summarize_run
+        from .catalog.data import add_run
+        from .categories import load_rules
+
+        groups = [list(paths)] if ranks else [[p] for p in paths]
+        ids = []
+        for group in groups:
+            summaries, found = summarize_run([str(p) for p in group], load_rules(), attribution, diagnose)
+            ids.append(add_run(self._store, summaries, tags or {}, found)[0])
+        return ids
+
+    def runs(self, tags: dict[str, str] | None = None, since=None, until=None, limit: int | None = None):
+        """The runs, newest first, with a `tags` column of dicts."""
+        import pandas as pd
+
+        from .catalog.data import list_runs
+
+        return pd.DataFrame(list_runs(self._store, tags, since, until, limit))
+
+    def kernels(self, run_id: int, name_kind: str = "demangled"):
+        """The stored per-kernel figures of a run (one row per rank and kernel name)."""
+        import pandas as pd
+
+        from .catalog.data import load_run
+
+        rows = [{"rank": p.rank, "name": k.name, "category": k.category, "instances": k.stat.instances,
+                 "total_ns": k.stat.total_ns, "avg_ns": k.stat.avg_ns, "med_ns": k.stat.med_ns,
+                 "min_ns": k.stat.min_ns, "max_ns": k.stat.max_ns, "stddev_ns": k.stat.stddev_ns}
+                for p in load_run(self._store, run_id) for k in p.kernel_stats(name_kind)]
+        return pd.DataFrame(rows)
+
+    def trend(self, metric: str = "step_time", tags: dict[str, str] | None = None, limit: int = 1000):
+        """`runs trend`: one row per run, oldest first, the metric in ms."""
+        from .catalog.data import list_runs, metric_series
+        from .catalog.report import parse_metric, trend_result
+
+        kind, name = parse_metric(metric)
+        runs = list_runs(self._store, tags, limit=limit)
+        return trend_result(runs, metric_series(self._store, kind, name, [r["id"] for r in runs]), metric).to_pandas()
+
+    def diff(self, base_id: int, new_id: int, name_kind: str = "demangled") -> dict:
+        """`runs diff`: {'verdict': str, 'kernels': DataFrame, 'categories': ..., 'ranges': ..., ...}."""
+        from .catalog.data import load_run
+        from .diff.report import build_diff
+
+        report = build_diff(load_run(self._store, base_id), load_run(self._store, new_id), name_kind)
+        return {"verdict": report.verdict, **{k: r.to_pandas() for k, r in report.tables().items()}}
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __repr__(self) -> str:
+        return f"Catalog({self.url!r})"

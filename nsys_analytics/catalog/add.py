@@ -12,13 +12,13 @@ from ..diff.summary import ProfileSummary
 def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none", diagnose: bool = False,
                   progress: Callable[[str], None] | None = None) -> tuple[list[ProfileSummary], list[list[dict]] | None]:
     """Summaries of the run's profiles (one per rank) and, with `diagnose`, each one's findings as rows."""
-    from .. import open as open_profile
+    from ..profile import Profile
 
     summaries, found = [], []
     for i, path in enumerate(paths):
         if progress:
             progress(f"reading {path}")
-        with open_profile(path) as p:
+        with Profile(path) as p:
             summaries.append(summarize(p, rules, rank_of(path, i), attribution, with_hash=True))
             if diagnose:
                 found.append(_findings(p))

@@ -36,6 +36,9 @@ def add_run(catalog: Catalog, profiles: list[ProfileSummary], tags: dict[str, st
     row = _run_row(profiles, content, found is not None)
 
     def work(conn: Connection) -> tuple[int, bool]:
+        known = conn.execute(select(runs.c.id).where(runs.c.content_hash == content)).scalar()
+        if known is not None:  # checked first: PostgreSQL spends a sequence number on every ON CONFLICT
+            return known, False
         run_id = conn.execute(_insert_ignore(catalog, runs, ["content_hash"]).values(**row)
                               .returning(runs.c.id)).scalar()
         if run_id is None:  # stored before (or by a concurrent add that committed first)

@@ -1,0 +1,253 @@
+"""The run catalog on SQLite and on a real PostgreSQL server (started here from Debian's binaries): add, list, show,
+diff (= `diff` on the files), trend, gate, schema versions, bad input, concurrent writers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nsys_analytics.cli.main import cli
+
+from .conftest import PROFILES, oracle_csv, read_csv
+
+TRAIN, SDPA, FORWARD = PROFILES / "gpt_train.sqlite", PROFILES / "gpt_sdpa_train.sqlite", PROFILES / "gpt_forward.sqlite"
+RENAMED = PROFILES / "gpt_renamed_forward.sqlite"
+PASSWORD = "s3cret-Pw"
+
+
+# -- a PostgreSQL server for the session -----------------------------------------------------------------------
+
+def _pg_bin() -> Path | None:
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
+    return found[-1].parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """initdb + pg_ctl in a temporary folder on a free port of 127.0.0.1, as the `postgres` user when run as root
+    (initdb refuses root); password authentication over TCP. Stopped and removed at the end."""
+    bin_dir = _pg_bin()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL server binaries not installed (apt-get install postgresql; .ci/run does)")
+    root = Path(tempfile.mkdtemp(prefix="nsys-analytics-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        as_user = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(root, "postgres")
+    (root / "pw").write_text(PASSWORD + "\n")
+    if as_user:
+        shutil.chown(root / "pw", "postgres")
+    data, port = root / "data", _free_port()
+    run = lambda *cmd: subprocess.run([*as_user, *map(str, cmd)], check=True, capture_output=True, text=True)  # noqa: E731
+    run(bin_dir / "initdb", "-D", data, "-U", "tester", f"--pwfile={root / 'pw'}", "--auth-local=trust",
+        "--auth-host=scram-sha-256", "-E", "UTF8")
+    run(bin_dir / "pg_ctl", "-D", data, "-l", root / "log", "-w", "-o",
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60", "start")
+    try:
+        yield port
+    finally:
+        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_DB_COUNTER = iter(range(10**6))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path):
+    """A fresh, empty catalog URL on each backend."""
+    if request.param == "sqlite":
+        return str(tmp_path / "catalog" / "runs.db")
+    import psycopg
+
+    port = request.getfixturevalue("pg_server")
+    name = f"t{next(_DB_COUNTER)}"
+    with psycopg.connect(f"host=127.0.0.1 port={port} user=tester password={PASSWORD} dbname=postgres",
+                         autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name}")
+    return f"postgresql://tester:{PASSWORD}@127.0.0.1:{port}/{name}"
+
+
+def runs(*args, db: str, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, ["runs", *map(str, args), "--db", db])
+    assert result.exit_code == code, result.output
+    assert PASSWORD not in result.output
+    return result.output
+
+
+def invoke(*args) -> str:
+    result = CliRunner().invoke(cli, list(map(str, args)))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+# -- the commands ----------------------------------------------------------------------------------------------
+
+def test_add_twice_is_a_no_op_and_list_filters(db):
+    assert runs("add", TRAIN, SDPA, "--tag", "branch=main", db=db).splitlines() == [
+        f"added run 1: {TRAIN}", f"added run 2: {SDPA}"]
+    assert runs("add", TRAIN, "--tag", "branch=other", db=db).strip() == f"already stored as run 1: {TRAIN}"
+    runs("add", FORWARD, "--tag", "branch=dev", db=db)
+    listed = json.loads(runs("list", "--format", "json", db=db))
+    assert [r["id"] for r in listed] == [3, 2, 1]
+    assert [r["id"] for r in json.loads(runs("list", "--tag", "branch=main", "--format", "json", db=db))] == [2, 1]
+    assert json.loads(runs("list", "--since", "2999-01-01", "--format", "json", db=db)) == []
+    shown = runs("show", "1", db=db)
+    assert "gpt_train" in shown and "branch=main" in shown and "train_loop:step_*" in shown
+
+
+def test_runs_diff_equals_diff_on_the_files(db):
+    runs("add", TRAIN, SDPA, "--attribution", "process", db=db)
+    runs("add", FORWARD, RENAMED, db=db)  # attribution none
+    stored = json.loads(runs("diff", "1", "2", "--format", "json", db=db))
+    files = json.loads(invoke("diff", TRAIN, SDPA, "--format", "json"))
+    assert stored == files and stored["range_categories"]
+    stored = json.loads(runs("diff", "3", "4", "--format", "json", "--name", "short", db=db))
+    files = json.loads(invoke("diff", FORWARD, RENAMED, "--format", "json", "--name", "short", "--attribution", "none"))
+    assert stored == files and "range_categories" not in stored
+
+
+def test_trend_metrics_equal_the_profiles_figures(db):
+    runs("add", TRAIN, SDPA, db=db)
+    base_csv = read_csv(oracle_csv(TRAIN, "cuda_gpu_kern_sum_base"))
+    total = {r[-1]: int(r[1]) for r in base_csv[1:]}
+    series = json.loads(runs("trend", "--metric", "kernel:Kernel2", "--format", "json", db=db))
+    assert [(r["id"], round(r["value_ms"] * 1e6)) for r in series] == [(1, total["Kernel2"])]
+    steps = [int(r[1]) for r in read_csv(oracle_csv(TRAIN, "nvtx_sum"))[1:] if r[-1].startswith("train_loop:step_")]
+    series = json.loads(runs("trend", "--format", "json", db=db))  # step_time
+    assert series[0]["value_ms"] == pytest.approx(sum(steps) / 3 / 1e6) and series[0]["instances"] == 3
+    assert series[1]["change_pct"] == pytest.approx(-27.8, abs=0.05)
+    forward = [r for r in read_csv(oracle_csv(TRAIN, "nvtx_sum"))[1:] if r[-1] == ":forward"][0]
+    series = json.loads(runs("trend", "--metric", "range:forward", "--format", "json", db=db))
+    assert series[0]["value_ms"] * 1e6 == pytest.approx(float(forward[3]), abs=0.05)  # Avg (ns)
+    matmul = json.loads(runs("trend", "--metric", "category:matmul", "--format", "json", db=db))
+    assert len(matmul) == 2 and matmul[1]["value_ms"] < matmul[0]["value_ms"]
+
+
+def test_gate_exits_4_on_a_regression_with_the_verdict(db, tmp_path):
+    runs("add", SDPA, "--tag", "branch=main", db=db)
+    runs("add", TRAIN, "--tag", "branch=feature", db=db)
+    slower = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "branch=main", "--max-regression", "5%",
+                                      "--db", db])
+    assert slower.exit_code == 4, slower.output
+    line = slower.output.strip()
+    assert line.count("\n") == 0 and line.startswith("FAIL (regression +38.5 % > 5 %") and "Step time" in line
+    faster = CliRunner().invoke(cli, ["runs", "gate", str(SDPA), "--baseline", "2", "--db", db])
+    assert faster.exit_code == 0 and faster.output.startswith("PASS"), faster.output
+    loose = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "1", "--max-regression", "50", "--db", db])
+    assert loose.exit_code == 0, loose.output
+
+
+def test_python_catalog_returns_dataframes(db):
+    import nsys_analytics
+
+    cat = nsys_analytics.Catalog(db)
+    assert PASSWORD not in repr(cat)
+    assert cat.add(TRAIN, SDPA, tags={"branch": "main"}) == [1, 2]
+    frame = cat.runs(tags={"branch": "main"})
+    assert list(frame["id"]) == [2, 1] and frame["tags"][0] == {"branch": "main"}
+    kernels = cat.kernels(1, "short")
+    assert kernels.loc[kernels["name"] == "Kernel2", "total_ns"].item() == 1_609_785  # nsys' cuda_gpu_kern_sum:base
+    assert cat.diff(1, 2)["verdict"].startswith("Step time")
+    cat.close()
+
+
+# -- bad input -------------------------------------------------------------------------------------------------
+
+def test_a_newer_schema_is_refused_naming_both_versions(db):
+    from sqlalchemy import update
+
+    from nsys_analytics.catalog.connect import Catalog
+    from nsys_analytics.catalog.schema import SCHEMA_VERSION, catalog_meta
+
+    runs("add", FORWARD, db=db)
+    store = Catalog(db)
+    store.write(lambda c: c.execute(update(catalog_meta).values(value="99")))
+    store.close()
+    out = runs("list", db=db, code=1)
+    assert "schema version 99" in out and f"up to version {SCHEMA_VERSION}" in out and out.count("\n") == 1
+
+
+def test_an_unreadable_profile_writes_nothing(db, tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(FORWARD.read_bytes()[:50_000])  # truncated
+    out = runs("add", FORWARD, bad, "--ranks", db=db, code=1)
+    assert "bad.sqlite" in out and out.count("\n") == 1
+    assert json.loads(runs("list", "--format", "json", db=db)) == []
+    assert runs("add", FORWARD, db=db).startswith("added run")  # the catalog is fine
+
+
+def test_unreachable_database_one_line_password_masked(tmp_path):
+    url = f"postgresql://tester:{PASSWORD}@127.0.0.1:{_free_port()}/nowhere"
+    result = CliRunner().invoke(cli, ["runs", "list", "--db", url])
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert PASSWORD not in result.output and "tester:***@127.0.0.1" in result.output
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    (folder / "runs.db").write_text("not a database")
+    result = CliRunner().invoke(cli, ["runs", "list", "--db", str(folder / "runs.db")])
+    assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+
+
+# -- concurrent writers ----------------------------------------------------------------------------------------
+
+def _variants(tmp_path: Path, n: int) -> list[Path]:
+    """`n` profiles with different content: copies of a fixture, each with one extra empty table."""
+    out = []
+    for i in range(n):
+        path = tmp_path / f"forward_{i}.sqlite"
+        shutil.copy(FORWARD, path)
+        con = sqlite3.connect(path)
+        con.execute(f"CREATE TABLE copy_marker_{i} (x INTEGER)")
+        con.commit()
+        con.close()
+        out.append(path)
+    return out
+
+
+def test_eight_writers_of_different_and_of_the_same_profile(db, tmp_path):
+    env = {**os.environ, "NSYS_ANALYTICS_DB": db}
+    cmd = [sys.executable, "-m", "nsys_analytics", "runs", "add"]
+    paths = _variants(tmp_path, 8)
+    procs = [subprocess.Popen([*cmd, str(p)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for p in paths]
+    procs += [subprocess.Popen([*cmd, str(TRAIN)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              for _ in range(8)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    for p, (out, err) in zip(procs, outputs):
+        assert p.returncode == 0, err
+        assert "locked" not in err and PASSWORD not in out + err
+    same_ids = {out.split()[-2].rstrip(":") for out, _ in outputs[8:]}
+    assert len(same_ids) == 1  # every writer of TRAIN names the one run
+    assert sum(out.startswith("added run") for out, _ in outputs[8:]) == 1
+    listed = json.loads(runs("list", "--format", "json", db=db))
+    assert len(listed) == 9 and len({r["hash"] for r in listed}) == 9
+    # nothing lost: each stored run has every kernel row of its profile
+    import nsys_analytics
+
+    cat = nsys_analytics.Catalog(db)
+    expected = None
+    for r in cat.runs().to_dict("records"):
+        kernels = cat.kernels(r["id"], "demangled")
+        assert kernels["total_ns"].sum() == r["kernel_ns"] and len(kernels) > 0
+        if r["label"].startswith("forward_"):
+            expected = expected or len(kernels)
+            assert len(kernels) == expected
+    cat.close()
