@@ -74,7 +74,7 @@ class Profile(data_access.Profile):
         return super().attach(path, alias)
 
 
-def open(path: str | Path) -> Profile | NcuReport:  # noqa: A001 - mirrors the builtin, as users expect
+def open(path: str | Path) -> Profile | NcuReport:
     """Open an nsys export (.sqlite) or report (.nsys-rep, exported once with the nsys CLI), or an Nsight Compute
     report (.ncu-rep, or an `ncu --csv --page raw` export) as an `NcuReport` with the same `sql()` / `df()`."""
     from .ncu import source as ncu_source

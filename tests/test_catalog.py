@@ -54,7 +54,7 @@ def pg_server():
     if as_user:
         shutil.chown(root / "pw", "postgres")
     data, port = root / "data", _free_port()
-    run = lambda *cmd: subprocess.run([*as_user, *map(str, cmd)], check=True, capture_output=True, text=True)  # noqa: E731
+    run = lambda *cmd: subprocess.run([*as_user, *map(str, cmd)], check=True, capture_output=True, text=True)
     run(bin_dir / "initdb", "-D", data, "-U", "tester", f"--pwfile={root / 'pw'}", "--auth-local=trust",
         "--auth-host=scram-sha-256", "-E", "UTF8")
     run(bin_dir / "pg_ctl", "-D", data, "-l", root / "log", "-w", "-o",
@@ -63,7 +63,7 @@ def pg_server():
         yield port
     finally:
         subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                       capture_output=True)
+                       capture_output=True, check=False)
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -134,7 +134,7 @@ def test_trend_metrics_equal_the_profiles_figures(db):
     series = json.loads(runs("trend", "--format", "json", db=db))  # step_time
     assert series[0]["value_ms"] == pytest.approx(sum(steps) / 3 / 1e6) and series[0]["instances"] == 3
     assert series[1]["change_pct"] == pytest.approx(-27.8, abs=0.05)
-    forward = [r for r in read_csv(oracle_csv(TRAIN, "nvtx_sum"))[1:] if r[-1] == ":forward"][0]
+    forward = next(r for r in read_csv(oracle_csv(TRAIN, "nvtx_sum"))[1:] if r[-1] == ":forward")
     series = json.loads(runs("trend", "--metric", "range:forward", "--format", "json", db=db))
     assert series[0]["value_ms"] * 1e6 == pytest.approx(float(forward[3]), abs=0.05)  # Avg (ns)
     matmul = json.loads(runs("trend", "--metric", "category:matmul", "--format", "json", db=db))

@@ -9,8 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String,
-                        Table, Text)
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
 
 SCHEMA_VERSION = 1
 

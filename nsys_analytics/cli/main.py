@@ -92,7 +92,7 @@ def cli(debug: bool) -> None:
       nsys-analytics schema kernels
 
     Exit codes: 0 success, 1 bad or incomplete profile, 2 usage error, 3 internal error,
-    4 `diagnose --fail-on` met a finding that severe.
+    4 `diagnose --fail-on` met a finding that severe, or `runs gate` a regression.
     """
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..profile import Profile
 
 ATTRIBUTIONS = ("process", "thread", "gpu", "none")
-_RANK = re.compile(r"rank[_-]?(\d+)", re.I)
+_RANK = re.compile(r"rank[_-]?(\d+)", re.IGNORECASE)
 _API_TABLES = ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
 
 

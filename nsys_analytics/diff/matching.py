@@ -20,7 +20,7 @@ def range_families(names: Iterable[str]) -> dict[str, str]:
     patterns: dict[str, set[str]] = defaultdict(set)
     for name in names:
         patterns[_DIGITS.sub("*", name)].add(name)
-    return {name: (p if len(patterns[p]) > 1 else name) for p, group in patterns.items() for name in group}
+    return {name: (p if len(group) > 1 else name) for p, group in patterns.items() for name in group}
 
 
 def variant_key(name: str) -> str:

@@ -19,9 +19,9 @@ ALPHA = 0.05
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "
           "20 instances and no ties, else normal approximation with tie and continuity correction; more than "
           "2,000 distinct durations are compared in 0.5 % bins); a change is beyond noise when p < {alpha:g}")
-_STEP = re.compile(r"(^|[^a-z])(step|iter|iteration|batch)([^a-z]|$)", re.I)
+_STEP = re.compile(r"(^|[^a-z])(step|iter|iteration|batch)([^a-z]|$)", re.IGNORECASE)
 _VERDICT_NAME = 60  # kernel names in the verdict are shortened to this many characters
-_WARMUP = re.compile(r"warm", re.I)  # ranges the verdict does not blame (warm-up is not the step)
+_WARMUP = re.compile(r"warm", re.IGNORECASE)  # ranges the verdict does not blame (warm-up is not the step)
 
 
 @dataclass
@@ -284,8 +284,8 @@ def _range_table(rb: dict[str, RangeStat], rn: dict[str, RangeStat], alpha: floa
                      *_test_cells(test, alpha)))
     rows.sort(key=lambda r: (-abs(r[5] or 0), r[0]))
     return Result(list(RANGE_COLUMNS), rows, headers=list(RANGE_COLUMNS.values()),
-                  notes=["Per range name (numbered names such as step_0, step_1 as one family step_*): the "
-                         "instances' durations; Kernel Avg is the GPU time of the kernels each instance holds."])
+                  notes=[("Per range name (numbered names such as step_0, step_1 as one family step_*): the "
+                         "instances' durations; Kernel Avg is the GPU time of the kernels each instance holds.")])
 
 
 RANGE_CATEGORY_COLUMNS = {
@@ -307,8 +307,8 @@ def _range_category_table(b: Side, n: Side, fam_b: dict[str, str], fam_n: dict[s
              _pct(cn.get((r, c), 0), cb.get((r, c), 0))) for r, c in cb.keys() | cn.keys()]
     rows.sort(key=lambda r: (-abs(r[4]), r[0], r[1]))
     return Result(list(RANGE_CATEGORY_COLUMNS), rows, headers=list(RANGE_CATEGORY_COLUMNS.values()),
-                  notes=["Kernel GPU time by innermost NVTX range and category: these add up to the kernel time "
-                         "the attribution places in ranges."])
+                  notes=[("Kernel GPU time by innermost NVTX range and category: these add up to the kernel time "
+                         "the attribution places in ranges.")])
 
 
 # -- ranks -----------------------------------------------------------------------------------------------------

@@ -1,0 +1,107 @@
+"""Benchmark `diff` and the run catalog (`runs add|list|diff|trend`) on >= 1 M-kernel profiles.
+
+    python bench/bench_catalog.py [--base A.sqlite --new B.sqlite] [--runs 1000]
+
+Goals (issue 14): `runs add` of a 1 M-kernel profile within 1.5x the wall time of `kernels` on it; `diff` of two
+1 M-kernel profiles < 2 s; `runs list/diff/trend` on a catalog of 1,000 runs < 0.5 s, all whole processes.
+Default profiles: gpt_train and gpt_sdpa_train replicated to >= 1 M kernels (bench-data/, made once).
+The 1,000-run catalog is made in one process from the summaries of the six fixtures (each summarized once), stored
+1,000 times through the same `add_run` as `runs add`, each time under a different content hash and tags
+(branch=b0..b4, i=N): every run is a real set of rows, only the hashing and DuckDB queries are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import CLI, ROOT, best_of, count_kernels, scaled_profile  # noqa: E402
+from measure import measure  # noqa: E402
+
+
+def fresh_adds(profile: Path, runs: int = 3) -> dict:
+    """`runs add` into a new catalog each time (a real add, not the no-op of a known profile)."""
+    results = []
+    for _ in range(runs):
+        db = Path(tempfile.mkdtemp()) / "runs.db"
+        results.append(measure([*CLI, "runs", "add", str(profile), "--db", str(db)]))
+    return {"wall_s": statistics.median(r["wall_s"] for r in results),
+            "peak_rss_mb": max(r["peak_rss_mb"] for r in results)}
+
+
+def make_catalog(db: Path, n: int) -> float:
+    """`n` runs from the fixtures' summaries (see the module doc); returns seconds per add."""
+    sys.path.insert(0, str(ROOT))
+    from nsys_analytics.catalog.add import summarize_run
+    from nsys_analytics.catalog.connect import Catalog
+    from nsys_analytics.catalog.data import add_run
+    from nsys_analytics.categories import load_rules
+
+    rules = load_rules()
+    fixtures = sorted((ROOT / "fixtures" / "profiles").glob("*.sqlite"))
+    summaries = [summarize_run([str(p)], rules, "process")[0] for p in fixtures]
+    catalog = Catalog(str(db))
+    t0 = time.perf_counter()
+    for i in range(n):
+        base = summaries[i % len(summaries)]
+        run = [replace(s, file_hash=hashlib.sha256(f"{s.file_hash}-{i}".encode()).hexdigest()) for s in base]
+        add_run(catalog, run, {"branch": f"b{i % 5}", "i": str(i)})
+    return (time.perf_counter() - t0) / n
+
+
+def row(name: str, r: dict, goal: str = "") -> None:
+    print(f"{name:<58} {r['wall_s']:>8.2f} {r['peak_rss_mb']:>10.0f}  {goal}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", type=Path, help="a >= 1 M-kernel profile (default: gpt_train scaled)")
+    parser.add_argument("--new", type=Path, help="another one (default: gpt_sdpa_train scaled)")
+    parser.add_argument("--runs", type=int, default=1000, help="runs in the catalog benchmark")
+    args = parser.parse_args()
+    fixtures = ROOT / "fixtures" / "profiles"
+    base = args.base or scaled_profile(1_000_000, fixtures / "gpt_train.sqlite")
+    new = args.new or scaled_profile(1_000_000, fixtures / "gpt_sdpa_train.sqlite")
+    for p in (base, new):
+        print(f"profile: {p} ({count_kernels(p):,} kernels, {p.stat().st_size / 1e6:,.0f} MB)")
+    out = Path(tempfile.mkdtemp())
+    print(f"\n{'command (whole process, median of 3)':<58} {'wall (s)':>8} {'peak MiB':>10}")
+    kernels = best_of([*CLI, "kernels", str(base), "--format", "csv", "-o", str(out / "k.csv")])
+    row("kernels BASE", kernels)
+    add = fresh_adds(base)
+    row("runs add BASE (new catalog each time)", add, f"{add['wall_s'] / kernels['wall_s']:.2f}x kernels "
+        "(goal <= 1.5x)")
+    row("runs add BASE --attribution process", fresh_adds_opt(base, ["--attribution", "process"]))
+    diff = best_of([*CLI, "diff", str(base), str(new), "--format", "csv", "-o", str(out / "d.csv")])
+    row("diff BASE NEW (attribution process)", diff, "goal < 2 s")
+    row("diff BASE NEW --attribution none", best_of([*CLI, "diff", str(base), str(new), "--attribution", "none",
+                                                     "--format", "csv", "-o", str(out / "d2.csv")]))
+    db = out / "catalog" / "runs.db"
+    per_add = make_catalog(db, args.runs)
+    print(f"\ncatalog of {args.runs:,} runs ({db.stat().st_size / 1e6:,.1f} MB SQLite): {per_add * 1e3:.1f} ms "
+          "per add in one process")
+    for name, extra in [("runs list", ["list"]), ("runs list --tag branch=b1", ["list", "--tag", "branch=b1"]),
+                        ("runs show 500", ["show", "500"]),
+                        ("runs diff 10 20", ["diff", "10", "20"]),
+                        ("runs trend --metric step_time", ["trend", "--metric", "step_time"]),
+                        ("runs trend --metric category:matmul", ["trend", "--metric", "category:matmul"]),
+                        ("runs trend --metric kernel:Kernel2", ["trend", "--metric", "kernel:Kernel2"]),
+                        ("runs trend --metric range:forward", ["trend", "--metric", "range:forward"])]:
+        row(name, best_of([*CLI, "runs", *extra, "--db", str(db), "-o", str(out / "r.txt")]), "goal < 0.5 s")
+
+
+def fresh_adds_opt(profile: Path, options: list[str]) -> dict:
+    db = Path(tempfile.mkdtemp()) / "runs.db"
+    return measure([*CLI, "runs", "add", str(profile), *options, "--db", str(db)])
+
+
+if __name__ == "__main__":
+    main()
