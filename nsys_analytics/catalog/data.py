@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import Connection
 
 from ..diff.report import step_of
@@ -17,7 +17,8 @@ from ..diff.stats import Dist
 from ..diff.summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
 from ..errors import UsageError
 from .connect import Catalog
-from .schema import findings, kernel_stats, range_kernels, range_stats, run_profiles, run_tags, runs
+from .schema import (findings, kernel_dists, kernel_stats, range_dists, range_kernels, range_stats, run_profiles,
+                     run_tags, runs)
 
 
 def run_hash(profiles: Sequence[ProfileSummary]) -> str:
@@ -83,8 +84,11 @@ def _insert_children(conn: Connection, run_id: int, profiles: list[ProfileSummar
             capture_ns=p.meta.get("capture_ns"), gpus=p.meta.get("gpus")))
         _many(conn, kernel_stats, [{**base, "seq": j, "name_kind": k.name_kind, "name": k.name,
                                     "category": k.category, **_stat_row(k.stat)} for j, k in enumerate(p.kernels)])
+        _many(conn, kernel_dists, [{**base, "seq": j, "dist": _dist_json(k.stat)} for j, k in enumerate(p.kernels)])
         _many(conn, range_stats, [{**base, "seq": j, "name": r.name, "style": r.style, **_stat_row(r.wall),
                                    **_stat_row(r.kernel, "kernel_")} for j, r in enumerate(p.ranges)])
+        _many(conn, range_dists, [{**base, "seq": j, "dist": _dist_json(r.wall), "kernel_dist": _dist_json(r.kernel)}
+                                  for j, r in enumerate(p.ranges)])
         _many(conn, range_kernels, [{**base, "seq": j, "range": rk.range, "kernel": rk.kernel,
                                      "short": p.short_names.get(rk.kernel), "kernel_ns": rk.kernel_ns,
                                      "kernels": rk.kernels} for j, rk in enumerate(p.range_kernels)])
@@ -97,23 +101,33 @@ def _many(conn: Connection, table, rows: list[dict]) -> None:
         conn.execute(table.insert(), rows)
 
 
+_STAT = ("instances", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns")
+
+
 def _stat_row(stat: Stat | None, prefix: str = "") -> dict[str, Any]:
-    names = ("instances", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "dist")
+    return {f"{prefix}{n}": (getattr(stat, n) if stat is not None else None) for n in _STAT}
+
+
+def _dist_json(stat: Stat | None) -> str | None:
     if stat is None:
-        return {f"{prefix}{n}": None for n in names}
+        return None
     d = stat.dist
-    values = (stat.instances, stat.total_ns, stat.avg_ns, stat.med_ns, stat.min_ns, stat.max_ns, stat.stddev_ns,
-              json.dumps([list(d.values), list(d.counts), d.binned], separators=(",", ":")))
-    return {f"{prefix}{n}": v for n, v in zip(names, values)}
+    return json.dumps([list(d.values), list(d.counts), d.binned], separators=(",", ":"))
 
 
-def _stat_of(row, prefix: str = "") -> Stat | None:
+def _stat_of(row, prefix: str = "", dist: str = "dist") -> Stat | None:
     if getattr(row, f"{prefix}instances") is None:
         return None
-    values, counts, binned = json.loads(getattr(row, f"{prefix}dist"))
-    return Stat(*(getattr(row, f"{prefix}{n}") for n in ("instances", "total_ns", "avg_ns", "med_ns", "min_ns",
-                                                          "max_ns", "stddev_ns")),
-                Dist(tuple(values), tuple(counts), bool(binned)))
+    values, counts, binned = json.loads(getattr(row, dist))
+    return Stat(*(getattr(row, f"{prefix}{n}") for n in _STAT), Dist(tuple(values), tuple(counts), bool(binned)))
+
+
+def _with_dists(stats, dists, run_id: int):
+    """The stats rows of a run joined to their distributions."""
+    key = and_(dists.c.run_id == stats.c.run_id, dists.c.rank == stats.c.rank, dists.c.seq == stats.c.seq)
+    extra = [dists.c.dist] + ([dists.c.kernel_dist] if "kernel_dist" in dists.c else [])
+    return (select(stats, *extra).join(dists, key).where(stats.c.run_id == run_id)
+            .order_by(stats.c.rank, stats.c.seq))
 
 
 # -- reads -----------------------------------------------------------------------------------------------------
@@ -129,12 +143,11 @@ def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
             profiles[r.rank] = ProfileSummary(r.path, r.label, r.rank, r.file_hash,
                                               {"nsys_version": r.nsys_version, "capture_ns": r.capture_ns,
                                                "gpus": r.gpus}, run.attribution)
-        for r in conn.execute(select(kernel_stats).where(kernel_stats.c.run_id == run_id)
-                              .order_by(kernel_stats.c.rank, kernel_stats.c.seq)):
+        for r in conn.execute(_with_dists(kernel_stats, kernel_dists, run_id)):
             profiles[r.rank].kernels.append(KernelStat(r.name_kind, r.name, r.category, _stat_of(r)))
-        for r in conn.execute(select(range_stats).where(range_stats.c.run_id == run_id)
-                              .order_by(range_stats.c.rank, range_stats.c.seq)):
-            profiles[r.rank].ranges.append(RangeStat(r.name, r.style, _stat_of(r), _stat_of(r, "kernel_")))
+        for r in conn.execute(_with_dists(range_stats, range_dists, run_id)):
+            profiles[r.rank].ranges.append(RangeStat(r.name, r.style, _stat_of(r),
+                                                     _stat_of(r, "kernel_", "kernel_dist")))
         for r in conn.execute(select(range_kernels).where(range_kernels.c.run_id == run_id)
                               .order_by(range_kernels.c.rank, range_kernels.c.seq)):
             p = profiles[r.rank]
@@ -232,18 +245,22 @@ def _kernel_kind(conn: Connection, name: str, run_ids: list[int]) -> str:
 
 
 def _range_series(conn: Connection, name: str, run_ids: list[int]) -> dict[int, tuple]:
+    """Mean duration of the instances of range NAME per run: the full name (`:forward`), its text (`forward`), or a
+    family with `*` for numbers (`train_loop:step_*`, docs/diff.md)."""
     from ..diff.matching import range_families
 
-    rows = conn.execute(select(range_stats.c.run_id, range_stats.c.name, range_stats.c.total_ns,
-                               range_stats.c.instances).where(range_stats.c.run_id.in_(run_ids)))
+    c = range_stats.c
+    query = select(c.run_id, c.name, c.total_ns, c.instances).where(c.run_id.in_(run_ids))
+    if "*" not in name:  # a plain name: let the database pick the rows (bound parameters, wildcards escaped)
+        query = query.where(or_(c.name == name, c.name.endswith(f":{name}", autoescape=True)))
     per_run: dict[int, list] = {}
-    for r in rows:
+    for r in conn.execute(query).all():
         per_run.setdefault(r.run_id, []).append(r)
     out = {}
     for run_id, rs in per_run.items():
-        families = range_families(r.name for r in rs)
-        hits = [r for r in rs if r.name == name or families[r.name] == name
-                or r.name.split(":", 1)[-1] == name or families[r.name].split(":", 1)[-1] == name]
+        families = range_families(r.name for r in rs) if "*" in name else {r.name: r.name for r in rs}
+        hits = [r for r in rs if name in (r.name, families[r.name], r.name.split(":", 1)[-1],
+                                          families[r.name].split(":", 1)[-1])]
         n = sum(r.instances for r in hits)
         if n:
             out[run_id] = (sum(r.total_ns for r in hits) / n, n)

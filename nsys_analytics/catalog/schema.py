@@ -89,8 +89,19 @@ def _stat_columns(prefix: str = "", nullable: bool = False) -> list[Column]:
         Column(f"{prefix}min_ns", BigInteger, nullable=nullable),
         Column(f"{prefix}max_ns", BigInteger, nullable=nullable),
         Column(f"{prefix}stddev_ns", Float, nullable=nullable),
-        Column(f"{prefix}dist", Text, nullable=nullable),  # JSON [values, counts, binned] (diff/stats.py)
     ]
+
+
+def _dist_table(name: str, *extra: Column) -> Table:
+    """The per-instance distributions of a stats table's rows (same key), kept apart so that list and trend
+    queries scan narrow rows. JSON [values, counts, binned] (diff/stats.py)."""
+    return Table(
+        name, metadata, _run_id(),
+        Column("rank", Integer, primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("dist", Text, nullable=False),
+        *extra,
+    )
 
 
 kernel_stats = Table(
@@ -114,6 +125,9 @@ range_stats = Table(
     *_stat_columns(),  # the instances' durations
     *_stat_columns("kernel_", nullable=True),  # kernel time per instance (attribution only)
 )
+
+kernel_dists = _dist_table("kernel_dists")
+range_dists = _dist_table("range_dists", Column("kernel_dist", Text))
 
 range_kernels = Table(
     "range_kernels", metadata,

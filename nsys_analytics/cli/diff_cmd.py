@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -66,14 +68,16 @@ def command(profiles, attribution, rules_files, name_kind, alpha, tables, limit,
     """
     base_paths, new_paths = split_sides(profiles)
     rules = load_rules(rules_files)
-    sides = []
-    for paths in (base_paths, new_paths):
-        side = []
-        for i, path in enumerate(paths):
-            with open_profile(path) as p:
-                side.append(summarize(p, rules, rank_of(path, i), attribution))
-        sides.append(side)
-    report = build_diff(sides[0], sides[1], name_kind, alpha)
+    jobs = [(path, rank_of(path, i)) for paths in (base_paths, new_paths) for i, path in enumerate(paths)]
+
+    def one(job):
+        with open_profile(job[0]) as p:
+            return summarize(p, rules, job[1], attribution)
+
+    # Each profile has its own DuckDB connection: the profiles are read at the same time (DuckDB releases the GIL).
+    with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+        summaries = list(pool.map(one, jobs))
+    report = build_diff(summaries[: len(base_paths)], summaries[len(base_paths):], name_kind, alpha)
     write_report(report, fmt, tables, limit, output, plot)
 
 

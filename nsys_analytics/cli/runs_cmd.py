@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -89,13 +90,14 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
     from ..categories import load_rules
 
     tags, rules = _tags(tag_items), load_rules(rules_files)
-    catalog = _open(db)  # reachable and of a known schema before any work
     groups = [list(profiles)] if ranks else [[p] for p in profiles]
-    for paths in groups:
-        summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
-        run_id, added = add_run(catalog, summaries, tags, found)
-        what = " + ".join(paths)
-        click.echo(f"added run {run_id}: {what}" if added else f"already stored as run {run_id}: {what}")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        opening = pool.submit(_open, db)  # SQLAlchemy's import and the connection overlap the first queries
+        for paths in groups:
+            summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
+            run_id, added = add_run(opening.result(), summaries, tags, found)
+            what = " + ".join(paths)
+            click.echo(f"added run {run_id}: {what}" if added else f"already stored as run {run_id}: {what}")
 
 
 def _when(text: str | None) -> datetime | None:
