@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -158,7 +159,15 @@ def test_cli_plot_and_output(tmp_path):
 
 
 def test_several_ranks_per_side(tmp_path):
-    result = invoke("diff", "--base", TRAIN, TRAIN, "--new", SDPA, SDPA, "--format", "json", "--attribution", "none")
+    """Two ranks per side (copies named rank0/rank1, opened as a ProfileSet): merged totals are twice one rank's,
+    the ranks table pairs rank 0 with rank 0."""
+    files = {}
+    for side, src in (("base", TRAIN), ("new", SDPA)):
+        files[side] = [tmp_path / f"{side}_rank{i}.sqlite" for i in (0, 1)]
+        for f in files[side]:
+            shutil.copy(src, f)
+    result = invoke("diff", "--base", *files["base"], "--new", *files["new"], "--format", "json",
+                    "--attribution", "none")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert [r["rank"] for r in data["ranks"]] == [0, 1]
@@ -167,6 +176,7 @@ def test_several_ranks_per_side(tmp_path):
     total = data["categories"][-1]
     assert total["base_total_ns"] == 2 * total_one["base_total_ns"]
     assert data["ranks"][0]["base_kernel_ns"] == total_one["base_total_ns"]
+    assert data["headline"]["base_instances"] == 6  # 3 steps per rank
 
 
 def test_bad_input_one_line_and_exit_code(tmp_path):

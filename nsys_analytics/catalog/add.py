@@ -2,31 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..categories import RuleSet
 from ..diff.data import rank_of, summarize
 from ..diff.summary import ProfileSummary
 
 
-def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none", diagnose: bool = False,
-                  progress: Callable[[str], None] | None = None) -> tuple[list[ProfileSummary], list[list[dict]] | None]:
-    """Summaries of the run's profiles (one per rank) and, with `diagnose`, each one's findings as rows."""
-    from ..profile import Profile
+def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
+                  diagnose: bool = False) -> tuple[list[ProfileSummary], list[list[dict]] | None]:
+    """Summaries of the run's profiles (one per rank) and, with `diagnose`, each one's findings as rows. Several
+    profiles are opened as ranks through `ProfileSet` (its rank ids; a whole-launch report split by process)."""
+    if len(paths) == 1:
+        from ..profile import Profile
 
-    summaries, found = [], []
-    for i, path in enumerate(paths):
-        if progress:
-            progress(f"reading {path}")
-        with Profile(path) as p:
-            summaries.append(summarize(p, rules, rank_of(path, i), attribution, with_hash=True))
-            if diagnose:
-                found.append(_findings(p))
-    ranks = [s.rank for s in summaries]
-    if len(set(ranks)) != len(ranks):  # two files claim one rank number: number them by position instead
-        for i, s in enumerate(summaries):
-            s.rank = i
-    return summaries, (found if diagnose else None)
+        with Profile(paths[0]) as p:
+            results = [summarize_one(p, rules, rank_of(paths[0], 0), attribution, diagnose)]
+    else:
+        from ..profile_set import ProfileSet
+
+        results = ProfileSet(paths).map(summarize_member, rules, attribution, diagnose)
+    summaries = [s for s, _ in results]
+    return summaries, ([f for _, f in results] if diagnose else None)
+
+
+def summarize_member(member, rules: RuleSet, attribution: str, diagnose: bool):
+    """One rank of a ProfileSet (module level: process pools pickle it)."""
+    with member.open() as p:
+        summary, found = summarize_one(p, rules, member.rank, attribution, diagnose)
+    if member.pid is not None:
+        summary.label += f" pid {member.pid}"
+    return summary, found
+
+
+def summarize_one(profile, rules: RuleSet, rank: int, attribution: str, diagnose: bool):
+    summary = summarize(profile, rules, rank, attribution, with_hash=True)
+    return summary, (_findings(profile) if diagnose else None)
 
 
 def _findings(profile) -> list[dict]:

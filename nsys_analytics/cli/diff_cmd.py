@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..categories import load_rules
-from ..diff.data import ATTRIBUTIONS, rank_of, summarize
+from ..diff.data import ATTRIBUTIONS, summarize_side
 from ..diff.render import TABLES, render_report
 from ..diff.report import ALPHA, build_diff
 from ..diff.sides import split_sides
@@ -68,16 +66,13 @@ def command(profiles, attribution, rules_files, name_kind, alpha, tables, limit,
     """
     base_paths, new_paths = split_sides(profiles)
     rules = load_rules(rules_files)
-    jobs = [(path, rank_of(path, i)) for paths in (base_paths, new_paths) for i, path in enumerate(paths)]
-
-    def one(job):
-        with open_profile(job[0]) as p:
-            return summarize(p, rules, job[1], attribution)
-
-    # Each profile has its own DuckDB connection: the profiles are read at the same time (DuckDB releases the GIL).
-    with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
-        summaries = list(pool.map(one, jobs))
-    report = build_diff(summaries[: len(base_paths)], summaries[len(base_paths):], name_kind, alpha)
+    if len(base_paths) == 1 and len(new_paths) == 1:
+        # Each profile has its own DuckDB connection: both are read at the same time (DuckDB releases the GIL).
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            base, new = pool.map(lambda path: summarize_side([path], rules, attribution), (base_paths[0], new_paths[0]))
+    else:
+        base, new = (summarize_side(paths, rules, attribution) for paths in (base_paths, new_paths))
+    report = build_diff(base, new, name_kind, alpha)
     write_report(report, fmt, tables, limit, output, plot)
 
 

@@ -114,3 +114,27 @@ def _stat(values: list[int]) -> Stat:
     for v in values:
         pairs[int(v)] += 1
     return Stat.of(pairs)
+
+
+def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process",
+                   with_hash: bool = False) -> list[ProfileSummary]:
+    """One side of a comparison: a profile, or several opened as ranks through `ProfileSet` (rank ids from the
+    process environment, NCCL payloads, the file name or the input order; a report of a whole launch is split
+    by process), summarized on its engine (a local process pool by default)."""
+    if len(paths) == 1:
+        from ..profile import Profile
+
+        with Profile(paths[0]) as p:
+            return [summarize(p, rules, rank_of(paths[0], 0), attribution, with_hash)]
+    from ..profile_set import ProfileSet
+
+    return ProfileSet(paths).map(summarize_member, rules, attribution, with_hash)
+
+
+def summarize_member(member, rules: RuleSet, attribution: str, with_hash: bool) -> ProfileSummary:
+    """`summarize` for one rank of a ProfileSet (module level: process pools pickle it)."""
+    with member.open() as p:
+        summary = summarize(p, rules, member.rank, attribution, with_hash)
+    if member.pid is not None:
+        summary.label += f" pid {member.pid}"
+    return summary
