@@ -17,8 +17,17 @@ from ..diff.stats import Dist
 from ..diff.summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
 from ..errors import UsageError
 from .connect import Catalog
-from .schema import (findings, kernel_dists, kernel_stats, range_dists, range_kernels, range_stats, run_profiles,
-                     run_tags, runs)
+from .schema import (
+    findings,
+    kernel_dists,
+    kernel_stats,
+    range_dists,
+    range_kernels,
+    range_stats,
+    run_profiles,
+    run_tags,
+    runs,
+)
 
 
 def run_hash(profiles: Sequence[ProfileSummary]) -> str:

@@ -415,10 +415,26 @@ def _where(report: DiffReport, sign: int) -> str | None:
 def _kernel_phrase(row: tuple) -> str:
     status, name = row[0], row[-1]
     if status == "variant":
-        old, new = name.split(" -> ", 1)
-        return f"{shorten_name(old, _VERDICT_NAME)} -> {shorten_name(new, _VERDICT_NAME)} ({_signed_ms(row[5])})"
+        old, new = _distinct(*name.split(" -> ", 1))
+        return f"{old} -> {new} ({_signed_ms(row[5])})"
     word = {"appeared": "new ", "disappeared": "gone: "}.get(status, "")
     return f"{word}{shorten_name(name, _VERDICT_NAME)} ({_signed_ms(row[5])})"
+
+
+def _distinct(old: str, new: str, context: int = 16) -> tuple[str, str]:
+    """Two kernel names short enough for a sentence that still show where they differ (a tile size, say)."""
+    a, b = shorten_name(old, _VERDICT_NAME), shorten_name(new, _VERDICT_NAME)
+    if a != b:
+        return a, b
+    prefix = next((i for i, (x, y) in enumerate(zip(old, new)) if x != y), min(len(old), len(new)))
+    suffix = next((i for i, (x, y) in enumerate(zip(reversed(old), reversed(new))) if x != y),
+                  min(len(old), len(new)))
+
+    def cut(name: str) -> str:
+        start, end = max(prefix - context, 0), max(len(name) - suffix + context, 0)
+        return ("…" if start else "") + name[start:end] + ("…" if end < len(name) else "")
+
+    return cut(old), cut(new)
 
 
 def _ms(ns: float) -> str:
