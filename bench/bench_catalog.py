@@ -27,12 +27,18 @@ from common import CLI, ROOT, best_of, count_kernels, scaled_profile  # noqa: E4
 from measure import measure  # noqa: E402
 
 
-def fresh_adds(profile: Path, runs: int = 3) -> dict:
-    """`runs add` into a new catalog each time (a real add, not the no-op of a known profile)."""
-    results = []
+def add_against_kernels(profile: Path, out: Path, runs: int = 3) -> tuple[dict, dict]:
+    """`kernels` and `runs add` (into a new catalog each time: a real add, not the no-op of a known profile),
+    run in turns so that a change of load on a shared machine hits both alike."""
+    kernels, adds = [], []
     for _ in range(runs):
+        kernels.append(measure([*CLI, "kernels", str(profile), "--format", "csv", "-o", str(out / "k.csv")]))
         db = Path(tempfile.mkdtemp()) / "runs.db"
-        results.append(measure([*CLI, "runs", "add", str(profile), "--db", str(db)]))
+        adds.append(measure([*CLI, "runs", "add", str(profile), "--db", str(db)]))
+    return _median(kernels), _median(adds)
+
+
+def _median(results: list[dict]) -> dict:
     return {"wall_s": statistics.median(r["wall_s"] for r in results),
             "peak_rss_mb": max(r["peak_rss_mb"] for r in results)}
 
@@ -74,12 +80,11 @@ def main() -> None:
         print(f"profile: {p} ({count_kernels(p):,} kernels, {p.stat().st_size / 1e6:,.0f} MB)")
     out = Path(tempfile.mkdtemp())
     print(f"\n{'command (whole process, median of 3)':<58} {'wall (s)':>8} {'peak MiB':>10}")
-    kernels = best_of([*CLI, "kernels", str(base), "--format", "csv", "-o", str(out / "k.csv")])
+    kernels, add = add_against_kernels(base, out)
     row("kernels BASE", kernels)
-    add = fresh_adds(base)
     row("runs add BASE (new catalog each time)", add, f"{add['wall_s'] / kernels['wall_s']:.2f}x kernels "
         "(goal <= 1.5x)")
-    row("runs add BASE --attribution process", fresh_adds_opt(base, ["--attribution", "process"]))
+    row("runs add BASE --attribution process (one run)", fresh_adds_opt(base, ["--attribution", "process"]))
     diff = best_of([*CLI, "diff", str(base), str(new), "--format", "csv", "-o", str(out / "d.csv")])
     row("diff BASE NEW (attribution process)", diff, "goal < 2 s")
     row("diff BASE NEW --attribution none", best_of([*CLI, "diff", str(base), str(new), "--attribution", "none",
