@@ -32,7 +32,11 @@ WINDOW_VIEWS = {
         "rowid")),
     "_visual_runtime": ("CUPTI_ACTIVITY_KIND_RUNTIME", ("start", "end", "globalTid", "correlationId", "nameId")),
     "_visual_driver": ("CUPTI_ACTIVITY_KIND_DRIVER", ("start", "end", "globalTid", "correlationId", "nameId")),
+    "_visual_nvtx": ("NVTX_EVENTS", ("start", "end", "eventType", "globalTid", "textId", "text", "rowid")),
 }
+# Rows of a window: those that overlap it; NVTX: push/pop and start/end ranges, also those never ended.
+_OVERLAP = 'start < {to} AND "end" > {start}'
+_WHERE = {"_visual_nvtx": 'start < {to} AND ("end" > {start} OR "end" IS NULL) AND eventType IN (59, 60, 70, 71)'}
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,7 @@ def create_window_views(profile: Profile, window: TimeWindow, pushdown: bool) ->
         present = profile.raw_columns.get(table)
         types = RAW_TABLES[table]
         outer = ", ".join(f'CAST("{c}" AS {types[c]}) AS "{c}"' for c in columns)
-        where = f'start < {int(window.end_ns)} AND "end" > {int(window.start_ns)}'
+        where = _WHERE.get(view, _OVERLAP).format(to=int(window.end_ns), start=int(window.start_ns))
         if not pushdown:
             body = f"SELECT {outer} FROM compat.{table} WHERE {where}"
         elif present is None:

@@ -5,6 +5,8 @@ operations narrower than two pixels, a time axis in ms on the profile's clock, a
 from __future__ import annotations
 
 import hashlib
+import math
+import threading
 from collections import defaultdict
 from pathlib import Path
 
@@ -17,7 +19,7 @@ FIG_WIDTH_IN = 16.0
 TITLES_IN = 3.0          # room for the row titles on the left
 LEVEL_IN = 0.26          # height of one nesting level
 LABEL_MIN_PX = 40        # a box at least this wide gets its label
-CHAR_PX = 5.6            # width of one label character at LABEL_FONT
+CHAR_PX = 7.0            # width of one label character at LABEL_FONT (7 pt at 120 dpi)
 LABEL_FONT = 7
 BAND_MIN_HEIGHT = 0.12   # a band column with any work is at least this share of the row high
 NVTX_SHADES = ("#9fb3c8", "#b8c7d9", "#8da4bd", "#c9d4e2", "#a9b9cc")
@@ -37,6 +39,14 @@ def data_width_px(fig_width_in: float = FIG_WIDTH_IN) -> int:
 def fig_width_in(timeline: Timeline) -> float:
     """The figure width whose time axis has one pixel per column of the timeline's grid."""
     return timeline.width_px / plotstyle.DPI + TITLES_IN + 0.4
+
+
+def preload() -> threading.Thread:
+    """Import matplotlib in a background thread while the queries run: DuckDB works without the GIL, so on two
+    cores the import (half a second) and the queries overlap. Drawing imports it again, waiting for this one."""
+    thread = threading.Thread(target=plotstyle.pyplot, name="import-matplotlib", daemon=True)
+    thread.start()
+    return thread
 
 
 def check_path(path: str | Path, option: str = "-o") -> Path:
@@ -142,7 +152,10 @@ def _decorate(ax, timeline: Timeline, rows: list[float], total: int, start_ms: f
         if i:
             ax.axhline(rows[i] - 0.25, color="#cccccc", linewidth=0.6)
     ax.set_xlabel("time (ms, profile clock)")
-    ax.ticklabel_format(axis="x", useOffset=False, style="plain")
+    from matplotlib.ticker import StrMethodFormatter
+
+    decimals = max(0, -math.floor(math.log10(max(end_ms - start_ms, 1e-9) / 5)))
+    ax.xaxis.set_major_formatter(StrMethodFormatter(f"{{x:,.{decimals}f}}"))  # 1,600,000 or 2,410.25
     ax.grid(axis="x", alpha=plotstyle.GRID_ALPHA)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
