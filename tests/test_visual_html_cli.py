@@ -1,0 +1,42 @@
+"""`html` without a browser: bad input gets one line and exit 2, and the page refers to nothing outside itself."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from nsys_analytics.cli.main import cli
+
+from .conftest import PROFILES
+
+TRAIN = PROFILES / "gpt_train.sqlite"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "give at least one profile"),
+    (["--train", TRAIN], "--train needs --forward"),
+    ([TRAIN, "-o", "report.txt"], "ending in .html"),
+    ([TRAIN, "-o", TRAIN], "give a file name ending in .html"),
+])
+def test_bad_input_exits_2(tmp_path, args, message):
+    args = list(args) if "-o" in args else [*args, "-o", tmp_path / "r.html"]
+    result = run("html", *args)
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_page_is_self_contained_and_says_what_is_missing(tmp_path):
+    out = tmp_path / "r.html"
+    result = run("html", PROFILES / "no_nvtx.sqlite", "-o", out)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    links = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert links and all(link.startswith(("data:", "#")) for link in links)
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+    assert "has no NVTX ranges" in page and "--trace=cuda,nvtx" in page
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
