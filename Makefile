@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO := fixtures/profiles/gpt_train.sqlite
 
-.PHONY: setup demo test test-shared bench docs-images fixtures lint clean
+.PHONY: setup demo test test-shared bench docs-images fixtures fixtures-x2 lint clean
 
 setup: $(VENV)/.installed
 
@@ -46,6 +46,10 @@ docs-images: setup
 ## fixtures: re-profile the workloads (needs a GPU machine with Nsight Systems; see fixtures/README.md)
 fixtures:
 	bash fixtures/regenerate.sh
+
+## fixtures-x2: the CUDA-graph, torch.compile and 2-GPU DDP fixtures (a machine with 2 GPUs; see fixtures/README.md)
+fixtures-x2:
+	bash fixtures/regenerate_x2.sh
 
 clean:
 	rm -rf $(VENV) bench-data .pytest_cache
