@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import csv
+import lzma
+import shutil
+import tempfile
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -13,6 +18,8 @@ PROFILES = FIXTURES / "profiles"
 ORACLE = FIXTURES / "oracle"
 SHARED = ROOT.parent / "shared" / "profiles"
 FIXTURE_NAMES = sorted(p.stem for p in PROFILES.glob("*.sqlite"))
+RANKS = FIXTURES / "ranks"  # multi-rank runs, one folder each (fixtures/README.md, "Graphs, compile and DDP")
+RANK_RUNS = sorted(p.name for p in RANKS.iterdir() if p.is_dir()) if RANKS.is_dir() else []
 
 
 def pytest_addoption(parser):
@@ -44,11 +51,35 @@ def oracle_csv(profile: Path, report: str) -> Path:
             profile.parent / "oracle" / stem / f"{stem}_{report}.csv",
             profile.parent / "oracle" / f"{stem}_{report}.csv",
             FIXTURES / "shared_oracle" / stem / f"{stem}_{report}.csv",
+            ORACLE / stem / f"{stem}_{report}.csv",  # fixtures/ranks/* (also when decompressed elsewhere)
         ]
     for c in candidates:
         if c.exists():
             return c
     raise FileNotFoundError(f"no oracle {report} for {profile}")
+
+
+@cache
+def _scratch() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="nsys-analytics-rank-fixtures-"))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+@cache
+def rank_files(run: str) -> tuple[Path, ...]:
+    """The exports of fixtures/ranks/RUN in rank order; `.sqlite.xz` ones decompressed once into a temp folder."""
+    out = []
+    for f in sorted((RANKS / run).iterdir()):
+        if f.name.endswith(".sqlite"):
+            out.append(f)
+        elif f.name.endswith(".sqlite.xz"):
+            target = _scratch() / run / f.name[:-3]
+            target.parent.mkdir(exist_ok=True)
+            with lzma.open(f) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 22)
+            out.append(target)
+    return tuple(out)
 
 
 def read_csv(path: Path) -> list[list[str]]:
