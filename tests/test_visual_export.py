@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import nsys_analytics
 from nsys_analytics.cli.main import cli
 
-from .conftest import FIXTURE_NAMES, PROFILES
+from .conftest import FIXTURE_NAMES, PROFILES, shared_profiles
 from .trace_format import check_trace
 
 TRAIN = PROFILES / "gpt_train.sqlite"
@@ -199,3 +199,18 @@ def test_format_parquet_over_several_profiles_is_the_csv_table(tmp_path):
     pq = duckdb.connect().execute(f"SELECT rank, count(*) FROM read_parquet('{out}') GROUP BY rank ORDER BY rank")
     counts = dict(pq.fetchall())
     assert sum(counts.values()) == len(csv_rows) and set(counts) == {"0", "1", "all"}
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("path", shared_profiles(), ids=lambda p: p.stem)
+def test_reference_exports_give_valid_traces_and_timelines(tmp_path, path):
+    """nsys 2020.3 to 2025.5 exports: the trace passes the format check, every kernel is in it, and the
+    timeline draws."""
+    out = tmp_path / "t.json"
+    assert run("export", path, "--to", "perfetto", "-o", out).exit_code == 0
+    trace = load(out)
+    check_trace(trace)
+    kernels = sum(e.get("cat") == "kernel" for e in trace["traceEvents"])
+    assert kernels == raw_count(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    result = run("timeline", path, "-o", tmp_path / "t.png")
+    assert result.exit_code == 0 or "no GPU work and no NVTX ranges" in result.output, result.output
