@@ -108,7 +108,7 @@ def _headline(v: ProfileView) -> str:
         shares = {r[0]: r[2] for r in rollup.rows}
         cards.append((f"{shares.get('matmul', 0):.1f} %", "of GPU time in matmul"))
     worst = v.findings[0].finding if v.findings else None
-    cards.append((worst.rule if worst else "none", f"worst finding ({worst.severity})" if worst else "findings"))
+    cards.append((worst.rule if worst else "none", f"top finding ({worst.severity})" if worst else "findings"))
     return '<div class="cards" data-test="headline">' + "".join(
         f"<div class=\"card\"><b>{_e(value)}</b><span title=\"{_e(what)}\">{_e(what)}</span></div>"
         for value, what in cards) + "</div>"
