@@ -39,17 +39,10 @@ def test_rank_export_kernels_match_nsys(profile, report, options):
     kernels_oracle.assert_same_cells(profile, report, options)
 
 
-# nsys orders nvtx_gpu_proj_trace by the ranges' CPU start (= range id); nvtx-gpu --trace orders by projected
-# start. The two orders differ only in a report of several processes (ddp_whole: the two ranks' first
-# ncclAllGather); the rows themselves are the same. Strict: this fails once the order is fixed.
-TRACE_ORDER = pytest.mark.xfail(strict=True, reason="nvtx-gpu --trace sorts by projected start, nsys by range start")
-
-
 def nvtx_cases():
     for profile in RANK_FILES:
         for report, command, key in nvtx_oracle.VARIANTS:
-            marks = TRACE_ORDER if report == "nvtx_gpu_proj_trace" and profile.stem.startswith("ddp_whole") else ()
-            yield pytest.param(profile, report, command, key, marks=marks, id=f"{profile.stem}-{report}")
+            yield pytest.param(profile, report, command, key, id=f"{profile.stem}-{report}")
 
 
 @pytest.mark.parametrize("profile,report,command,key", list(nvtx_cases()))

@@ -1,7 +1,8 @@
 -- nvtx_gpu_projection: NVTX ranges projected onto the GPU, one row per range instance,
 -- = `nsys stats --report nvtx_gpu_proj_trace` with $mode 'thread' and $exclusive false.
 -- Needs: nvtx_projection. Parameters: $mode ('thread' | 'process' | 'gpu'), $exclusive (innermost range only).
--- Ordered as nsys: projected start, then projected duration descending (then range id).
+-- Ordered as nsys: by the range's own start, then range id (not by projected start: with several
+-- processes the two orders differ, and nsys keeps the ranges' order).
 SELECT
     name,                                      -- range name ('domain:text')
     projected_start_ns,                        -- GPU start of its first operation (ns)
@@ -18,4 +19,4 @@ SELECT
     parent_id,                                 -- enclosing range's id
     range_stack                                -- ids from the top range down to this one
 FROM nvtx_projection($mode, $exclusive)
-ORDER BY projected_start_ns, projected_duration_ns DESC, range_id
+ORDER BY orig_start_ns, range_id
