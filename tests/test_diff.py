@@ -184,3 +184,16 @@ def test_bad_input_one_line_and_exit_code(tmp_path):
     assert missing.exit_code == 1 and missing.output.count("\n") == 1 and "nope.sqlite" in missing.output
     assert invoke("diff", TRAIN).exit_code == 2
     assert invoke("diff", "--base", TRAIN).exit_code == 2
+
+
+def test_auto_attribution_skips_large_profiles(monkeypatch):
+    from nsys_analytics.diff import data
+
+    with nsys_analytics.open(FORWARD) as p:
+        assert summarize(p, load_rules(), 0, "auto").attribution == "process"
+    monkeypatch.setattr(data, "AUTO_MAX_KERNELS", 1000)  # gpt_forward has 1,227 kernels
+    with nsys_analytics.open(FORWARD) as p:
+        s = summarize(p, load_rules(), 0, "auto")
+    assert s.attribution is None and s.meta["attribution_skipped_kernels"] == 1227
+    report = build_diff([s], [s])
+    assert report.range_categories is None and any("attribution skipped" in n for n in report.notes)

@@ -16,7 +16,8 @@ from .summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
 if TYPE_CHECKING:
     from ..profile import Profile
 
-ATTRIBUTIONS = ("process", "thread", "gpu", "none")
+ATTRIBUTIONS = ("auto", "process", "thread", "gpu", "none")
+AUTO_MAX_KERNELS = 300_000  # `auto`: the process attribution up to this many kernels in a profile, none beyond
 _RANK = re.compile(r"rank[_-]?(\d+)", re.IGNORECASE)
 _API_TABLES = ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
 
@@ -36,7 +37,13 @@ def file_hash(path: str | Path) -> str:
 def summarize(profile: Profile, rules: RuleSet, rank: int = 0, attribution: str = "process",
               with_hash: bool = False) -> ProfileSummary:
     """Everything `diff` compares for one profile. `attribution` ('none' skips it) places kernels in NVTX ranges
-    (docs/nvtx.md); `with_hash` also hashes the file (in a thread, while the queries run)."""
+    (docs/nvtx.md; 'auto': process up to AUTO_MAX_KERNELS kernels, else none); `with_hash` also hashes the file
+    (in a thread, while the queries run)."""
+    skipped = None
+    if attribution == "auto":
+        kernels = _kernel_rows(profile)
+        attribution = "process" if kernels <= AUTO_MAX_KERNELS else "none"
+        skipped = kernels if attribution == "none" else None
     with ThreadPoolExecutor(max_workers=1) as pool:
         digest = pool.submit(file_hash, profile.path) if with_hash else None
         summary = ProfileSummary(str(profile.path), _label(profile.path), rank)
@@ -48,7 +55,22 @@ def summarize(profile: Profile, rules: RuleSet, rank: int = 0, attribution: str 
             summary.ranges, summary.range_kernels = range_stats(profile, mode)
             summary.attribution = mode
         summary.file_hash = digest.result() if digest else None
+    if skipped is not None:
+        summary.meta["attribution_skipped_kernels"] = skipped
     return summary
+
+
+def _kernel_rows(profile: Profile) -> int:
+    """About how many kernels the profile holds (the kernel table's largest rowid: no scan)."""
+    if not profile.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+        return 0
+    from ..source import connect_readonly
+
+    con = connect_readonly(profile.sqlite_path)
+    try:
+        return con.execute("SELECT coalesce(max(rowid), 0) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+    finally:
+        con.close()
 
 
 def _label(path: Path) -> str:

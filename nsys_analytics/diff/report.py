@@ -456,6 +456,12 @@ def _notes(b: Side, n: Side, attributed: bool, alpha: float) -> list[str]:
                      "Range is the range family holding most of its time; variants pair by category and range.")
     else:
         notes.append("No NVTX attribution on both sides: variants pair by category alone.")
+    skipped = [p.meta["attribution_skipped_kernels"] for p in (*b.ranks, *n.ranks)
+               if p.meta.get("attribution_skipped_kernels")]
+    if skipped:
+        notes.append(f"NVTX attribution skipped (--attribution auto) on profiles of more than 300,000 kernels (here "
+                     f"{max(skipped):,}): --attribution process adds per-range kernel time and range context, at "
+                     "about 2 s of CPU per million kernels.")
     return notes
 
 
