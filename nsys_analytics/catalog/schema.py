@@ -115,6 +115,10 @@ kernel_stats = Table(
     *_stat_columns(),
 )
 
+Index("ix_kernel_stats_category", kernel_stats.c.name_kind, kernel_stats.c.category)  # trend category:NAME
+# trend kernel:NAME. A hash index on PostgreSQL: C++ kernel names can outgrow a B-tree entry (about 2.7 kB).
+Index("ix_kernel_stats_name", kernel_stats.c.name, postgresql_using="hash")
+
 range_stats = Table(
     "range_stats", metadata,
     _run_id(),
