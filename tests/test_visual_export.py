@@ -56,8 +56,10 @@ def test_trace_is_valid_and_holds_every_operation_and_call(tmp_path, name):
     # every kernel/copy/memset launched by a traced call has its arrow (pairs by correlation id, in sqlite3)
     launched = sum(raw_count(path, f"SELECT count(*) FROM {t} AS o JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r "
                                    "ON r.correlationId = o.correlationId AND r.globalTid >> 24 = o.globalPid >> 24")
-                   for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"))
+                   for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                             "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"))
     assert checked["flows"] == launched > 0
+    assert cats.count("graph") == raw_count(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
 
 
 def test_kernel_events_carry_times_names_and_categories(tmp_path):

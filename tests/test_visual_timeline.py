@@ -117,6 +117,16 @@ def test_graph_launches_get_their_own_row():
     assert {t.lanes[b.lane].title for b in graphs} == {"GPU 0 · stream 7 · graphs"}
 
 
+def test_graphs_traced_whole_are_their_executions():
+    path = PROFILES / "graphs_whole.sqlite"
+    with nsys_analytics.open(path) as p:
+        t = build_timeline(p, WindowRequest(), width_px=600)
+    graphs = sorted((b.start_ns, b.end_ns) for b in t.boxes if t.lanes[b.lane].kind == "graph")
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    expected = con.execute('SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE ORDER BY start').fetchall()
+    assert graphs == expected and len(expected) == 16  # sqlite3: 16 rows, one per cudaGraphLaunch call
+
+
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml")])
 def test_cli_writes_png_and_svg(tmp_path, suffix, magic):
     out = tmp_path / f"t{suffix}"

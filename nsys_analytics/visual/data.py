@@ -32,6 +32,9 @@ WINDOW_VIEWS = {
         "rowid")),
     "_visual_runtime": ("CUPTI_ACTIVITY_KIND_RUNTIME", ("start", "end", "globalTid", "correlationId", "nameId")),
     "_visual_driver": ("CUPTI_ACTIVITY_KIND_DRIVER", ("start", "end", "globalTid", "correlationId", "nameId")),
+    "_visual_graphs": ("CUPTI_ACTIVITY_KIND_GRAPH_TRACE", (
+        "start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "graphId", "graphExecId",
+        "rowid")),
     "_visual_nvtx": ("NVTX_EVENTS", ("start", "end", "eventType", "globalTid", "textId", "text", "rowid")),
 }
 # Rows of a window: those that overlap it; NVTX: push/pop and start/end ranges, also those never ended.
@@ -71,7 +74,7 @@ def timeline_rows(profile: Profile, grid: Grid, rules: RuleSet, *, api: bool = T
     params = grid.params()
     create_window_views(profile, grid.window, pushdown=grid.window.source != WHOLE_PROFILE)
     gpu = classify_kernels(profile.run_file("visual", "timeline_gpu", params).rows, rules)
-    in_graph = any(r[9] for r in gpu)
+    in_graph = any(r[9] for r in gpu) or profile.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
     graphs = profile.run_file("visual", "timeline_graphs", params).rows if in_graph else []
     api_rows = profile.run_file("visual", "timeline_api", params).rows if api else []
     nvtx_rows = profile.run_file("visual", "timeline_nvtx", params).rows if nvtx and _has_nvtx(profile) else []

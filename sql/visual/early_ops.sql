@@ -2,9 +2,9 @@
 -- (Hopper's programmatic dependent launch lets a kernel start early). A trace puts them on the stream's second
 -- track: slices of one track must nest for Perfetto to draw them. Usually none or a handful of rows; the sort
 -- runs over these few narrow columns only, not over the trace events.
--- Needs (temp views visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset.
+-- Needs (temp views visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_graphs.
 SELECT
-    kind,                                      -- 'kernel', 'memcpy' or 'memset'
+    kind,                                      -- 'kernel', 'memcpy', 'memset' or 'graph'
     op_id                                      -- rowid in its nsys table
 FROM (
     SELECT kind, op_id,
@@ -14,6 +14,7 @@ FROM (
         SELECT 'kernel' AS kind, rowid AS op_id, deviceId, streamId, start, "end" FROM _visual_kernels
         UNION ALL SELECT 'memcpy', rowid, deviceId, streamId, start, "end" FROM _visual_memcpy
         UNION ALL SELECT 'memset', rowid, deviceId, streamId, start, "end" FROM _visual_memset
+        UNION ALL SELECT 'graph', rowid, deviceId, streamId, start, "end" FROM _visual_graphs
     )
 )
 WHERE early

@@ -1,13 +1,14 @@
 -- timeline_span: the window a timeline without --start/--end shows: the span of the profile's GPU work (kernels,
--- copies, memsets), or of its NVTX ranges when it has no GPU work. (NVTX ranges left open until the end of the
+-- copies, memsets, CUDA graphs traced whole), or of its NVTX ranges when it has no GPU work. (NVTX ranges left open until the end of the
 -- capture would otherwise stretch the picture far past the last kernel.)
 -- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_MEMSET,
--- _nvtx_range_times.
+-- compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE, _nvtx_range_times.
 WITH gpu AS (
     SELECT min(s) AS s, max(e) AS e FROM (
         SELECT min(start) AS s, max("end") AS e FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
         UNION ALL SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_MEMCPY
         UNION ALL SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_MEMSET
+        UNION ALL SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE
     )
 ),
 nvtx AS (

@@ -5,7 +5,7 @@
 -- timestamps, and the start comes before the end (Perfetto reads flows in time order).
 -- A correlation id names one CUDA call per process (checked on every fixture and reference profile); a call that
 -- launched several operations (a CUDA graph) gets an arrow to each.
--- Needs (temp views and tables visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset,
+-- Needs (temp views and tables visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_graphs,
 -- _visual_runtime, _visual_driver, _visual_early_ops. Params: $pid_base, $gpu_pid_base, $overlap_tid_offset as in trace_api.sql and trace_gpu.sql; $file: the profile's
 -- place in the export (flow ids are integers, as Perfetto's JSON reader wants them, from a hash of the
 -- profile, process, correlation id, stream and start).
@@ -14,6 +14,7 @@ WITH ops AS (
     FROM _visual_kernels
     UNION ALL SELECT 'memcpy', rowid, start, "end", deviceId, streamId, correlationId, globalPid FROM _visual_memcpy
     UNION ALL SELECT 'memset', rowid, start, "end", deviceId, streamId, correlationId, globalPid FROM _visual_memset
+    UNION ALL SELECT 'graph', rowid, start, "end", deviceId, streamId, correlationId, globalPid FROM _visual_graphs
 ),
 calls AS (
     SELECT start, "end", globalTid, correlationId FROM _visual_runtime

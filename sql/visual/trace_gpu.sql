@@ -1,6 +1,6 @@
--- trace_gpu: Chrome trace events (JSON text, one per row) for the kernels, copies and memsets in the window: a
--- complete event ("ph": "X") on the track of their GPU (a process) and stream (a thread).
--- Needs (temp views and tables visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset,
+-- trace_gpu: Chrome trace events (JSON text, one per row) for the kernels, copies, memsets and CUDA graphs traced
+-- whole in the window: a complete event ("ph": "X") on the track of their GPU (a process) and stream (a thread).
+-- Needs (temp views and tables visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_graphs,
 -- _visual_categories (name_id, category), _visual_early_ops; strings.
 -- Params: $gpu_pid_base: the trace pid of device 0 of this profile (device d is $gpu_pid_base + d).
 -- ts and dur are microseconds with nanosecond decimals, on the profile's clock, not clipped to the window.
@@ -28,6 +28,10 @@ WITH ops AS (
     SELECT start, "end", deviceId, streamId, correlationId, 'Memset', 'memset', rowid,
            json_object('bytes', bytes, 'correlation_id', correlationId)
     FROM _visual_memset
+    UNION ALL
+    SELECT start, "end", deviceId, streamId, correlationId, 'CUDA graph ' || graphId, 'graph', rowid,
+           json_object('graph_id', graphId, 'graph_exec_id', graphExecId, 'correlation_id', correlationId)
+    FROM _visual_graphs
 ),
 placed AS (
     SELECT o.*, e.op_id IS NOT NULL AS early

@@ -1,7 +1,7 @@
 -- trace_tracks: the processes, threads and GPU streams that have events in the window, named: one row per
 -- track, for the trace's metadata events (process_name, thread_name, sort indexes).
 -- Needs (temp views visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_runtime,
--- _visual_driver, _visual_early_ops; _nvtx_ranges, threads, compat.PROCESSES, compat.TARGET_INFO_GPU, compat.TARGET_INFO_CUDA_GPU.
+-- _visual_driver, _visual_graphs, _visual_early_ops; _nvtx_ranges, threads, compat.PROCESSES, compat.TARGET_INFO_GPU, compat.TARGET_INFO_CUDA_GPU.
 -- Params: $from_ns, $to_ns: the window; $overlap_tid_offset as in trace_gpu.sql.
 WITH host AS (
     SELECT DISTINCT (globalTid >> 24) & 16777215 AS pid, globalTid & 16777215 AS tid FROM _visual_runtime
@@ -12,6 +12,7 @@ gpu_ops AS (
     SELECT 'kernel' AS kind, rowid AS op_id, coalesce(deviceId, 0) AS device, streamId AS stream FROM _visual_kernels
     UNION ALL SELECT 'memcpy', rowid, coalesce(deviceId, 0), streamId FROM _visual_memcpy
     UNION ALL SELECT 'memset', rowid, coalesce(deviceId, 0), streamId FROM _visual_memset
+    UNION ALL SELECT 'graph', rowid, coalesce(deviceId, 0), streamId FROM _visual_graphs
 ),
 gpu AS (  -- each stream, and its second track when an operation starts early (see trace_gpu.sql)
     SELECT DISTINCT o.device, CASE WHEN e.op_id IS NULL THEN o.stream ELSE $overlap_tid_offset + o.stream END AS stream
