@@ -96,6 +96,10 @@ def _merge_for(module: str, kwargs: dict):
         from ..ranks.sets import kernel_summary_set
 
         return lambda pset, limit=None, **options: kernel_summary_set(pset, kernel_filter_from(**options), limit)
+    if module.endswith(".nvtx_gpu_cmd") and not kwargs.get("trace"):
+        from ..ranks.nvtx import nvtx_gpu_set
+
+        return lambda pset, attribution="thread", exclusive=False, **_: nvtx_gpu_set(pset, attribution, exclusive)
     if module.endswith(".diagnose_cmd"):
         return lambda pset, **options: diagnose_set(pset, module, options)
     return None

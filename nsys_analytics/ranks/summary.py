@@ -57,8 +57,13 @@ def distribution_summary(per_rank: list[tuple[int, pd.DataFrame]], limit: int | 
 
 
 def _result(df: pd.DataFrame, headers: dict[str, str]) -> Result:
+    return result_of(df, headers, _ROUNDED)
+
+
+def result_of(df: pd.DataFrame, headers: dict[str, str], rounded: tuple[str, ...]) -> Result:
+    """A frame as a Result: the columns named in `headers` (in that order), `rounded` ones rounded as nsys."""
     columns = [c for c in headers if c in df.columns]
-    rows = [tuple(nsys_round(v) if c in _ROUNDED else _plain(v) for c, v in zip(columns, row))
+    rows = [tuple(nsys_round(v) if c in rounded else _plain(v) for c, v in zip(columns, row))
             for row in df[columns].itertuples(index=False, name=None)]
     return Result(columns, rows, headers=[headers[c] for c in columns])
 

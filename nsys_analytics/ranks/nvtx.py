@@ -1,0 +1,44 @@
+"""nvtx_gpu_proj_sum over many ranks, merged exactly from every rank's projected range instances (the rows of
+nvtx_gpu_proj_trace: a few per step, not the kernels)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..nvtx.report import PROJECTION_SUMMARY_HEADERS, nvtx_gpu_projection
+from .merge import _stats
+from .summary import SetResult, result_of
+
+_INSTANCE_COLUMNS = ["name", "style", "projected_duration_ns", "orig_duration_ns", "gpu_ops", "level", "num_child"]
+_ROUNDED = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns", "avg_gpu_ops", "avg_range_lvl", "avg_num_child")
+
+
+def projection_instances(member, mode: str = "thread", exclusive: bool = False) -> pd.DataFrame:
+    """One row per range instance projected onto the GPU (runs where the rank's file is read)."""
+    with member.open() as p:
+        return nvtx_gpu_projection(p, mode, exclusive).to_pandas()[_INSTANCE_COLUMNS]
+
+
+def projection_summary(instances: pd.DataFrame) -> pd.DataFrame:
+    """= nvtx_gpu_projection_summary.sql, over any set of instances (unrounded, same order)."""
+    rows = []
+    for (name, style), g in instances.groupby(["name", "style"], sort=False):
+        counts = g["projected_duration_ns"].value_counts()
+        total, n, avg, med, lo, hi, sd = _stats(counts.index.to_numpy(dtype="int64"), counts.to_numpy())
+        ops = int(g["gpu_ops"].sum())
+        rows.append((name, style, total, int(g["orig_duration_ns"].sum()), n, avg, med, lo, hi, sd, ops, ops / n,
+                     float(g["level"].mean()), float(g["num_child"].mean())))
+    out = pd.DataFrame(rows, columns=list(PROJECTION_SUMMARY_HEADERS))
+    return out.sort_values(["total_proj_time_ns", "range", "style"], ascending=[False, True, True],
+                           kind="stable").reset_index(drop=True)
+
+
+def nvtx_gpu_set(pset, mode: str = "thread", exclusive: bool = False) -> SetResult:
+    per_rank = pset.map(projection_instances, mode, exclusive)
+    combined = projection_summary(pd.concat(per_rank, ignore_index=True))
+    ranks = pd.concat([projection_summary(f).assign(rank=r) for r, f in zip(pset.ranks, per_rank)],
+                      ignore_index=True)
+    headers = {"rank": "Rank", **PROJECTION_SUMMARY_HEADERS}
+    return SetResult(result_of(combined, headers, _ROUNDED), result_of(ranks, headers, _ROUNDED),
+                     ["Combined statistics are computed from the union of every rank's projected range instances: "
+                      "exact."])
