@@ -73,3 +73,18 @@ def test_unmatched_collectives_are_left_out_and_said():
             1: _ops([(130, 152, ar, "AllReduce", 9)])}
     m, notes = analysis.match_collectives(nccl)
     assert set(m["ordinal"]) == {0} and "1 NCCL kernels have no counterpart" in notes[0]
+
+
+def test_repetition_steps_find_the_period_of_the_collectives():
+    """Without NVTX steps: 3 AllReduces per step (one name, uneven spacing) and a Broadcast between steps; the
+    detected period is one step (4 ops), not one AllReduce."""
+    rows, t = [], 0
+    for step in range(5):
+        for gap in (0, 2_000, 7_000):
+            rows.append((t + gap, t + gap + 500, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "AllReduce", 7))
+        rows.append((t + 9_000, t + 9_400, "ncclDevKernel_Broadcast_RING_LL", "Broadcast", 7))
+        t += 20_000
+    ops = _ops(rows).assign(pid=1)
+    steps = data.repetition_steps(ops)
+    assert list(steps["start_ns"]) == [0, 20_000, 40_000, 60_000]
+    assert list(steps["end_ns"]) == [20_000, 40_000, 60_000, 80_000]

@@ -36,6 +36,9 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         has_nvtx = p.has_table("NVTX_EVENTS")
         steps = _run(p, "step_ranges", {}) if has_nvtx else pd.DataFrame(columns=["step", "name", "start_ns",
                                                                                    "end_ns", "pid"])
+        ops = _run(p, "nccl_ops", {}) if p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") else _empty_nccl()
+        if steps.empty and len(ops):
+            steps = repetition_steps(ops)  # no NVTX step ranges: the period of the NCCL sequence
         steps = _gpu_windows(p, steps)
         p.con.register("steps", steps)
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
@@ -45,9 +48,33 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         p.con.register("steps", windows)
         gpu = _run(p, "step_gpu_time", {}) if len(steps) else pd.DataFrame(
             columns=["step", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"])
-        ops = _run(p, "nccl_ops", {}) if p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") else _empty_nccl()
     steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
     return {"steps": steps, "phases": phases, "gpu": gpu, "nccl": _on_common_clock(ops, member, ("start_ns", "end_ns"))}
+
+
+def repetition_steps(ops: pd.DataFrame, max_period: int = 256) -> pd.DataFrame:
+    """Steps detected as a repetition: the shortest period p of the sequence of NCCL kernel names (90 % of names
+    equal p places later) whose windows (from op k*p to op (k+1)*p) have the most regular length (coefficient of
+    variation within 20 % of the best); each window is a step named `rep_K`. Needs three repetitions."""
+    o = ops.sort_values("start_ns").reset_index(drop=True)
+    codes = pd.factorize(o["name"])[0]
+    starts = o["start_ns"].to_numpy()
+    n = len(codes)
+    candidates = []
+    for period in range(1, min(max_period, n // 3) + 1):
+        if (codes[period:] == codes[:-period]).mean() < 0.9:
+            continue
+        bounds = starts[::period]
+        lengths = bounds[1:] - bounds[:-1]
+        if len(lengths) >= 2 and lengths.mean() > 0:
+            candidates.append((period, float(lengths.std() / lengths.mean())))
+    if not candidates:
+        return pd.DataFrame(columns=["step", "name", "start_ns", "end_ns", "pid"])
+    best = min(cv for _, cv in candidates)
+    period = next(p for p, cv in candidates if cv <= best * 1.2 + 1e-9)
+    bounds = starts[::period]
+    return pd.DataFrame({"step": range(len(bounds) - 1), "name": [f"rep_{k}" for k in range(len(bounds) - 1)],
+                         "start_ns": bounds[:-1], "end_ns": bounds[1:], "pid": int(o["pid"].iloc[0])})
 
 
 def _gpu_windows(p, steps: pd.DataFrame) -> pd.DataFrame:
