@@ -193,3 +193,42 @@ def test_diagnose_over_several_profiles_gives_one_section_per_rank():
     assert out.returncode == 0, out.stderr
     assert "== rank 0 (gpt_train.sqlite; rank id from the input order) ==" in out.stdout
     assert "== rank 1 (gpt_forward.sqlite" in out.stdout
+
+
+def _copy_with(tmp_path, name, source, rank=None, version=None):
+    """A copy of `source` in tmp_path whose recorded environment says RANK=rank and/or whose export version is
+    `version`."""
+    p = tmp_path / name
+    shutil.copy(source, p)
+    con = sqlite3.connect(p)
+    if rank is not None:
+        con.execute("INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', ?)",
+                    (f'RANK="{rank}"',))
+    if version is not None:
+        con.execute("UPDATE META_DATA_EXPORT SET value = ? WHERE name = 'EXPORT_PRODUCT_VERSION'", (version,))
+    con.commit()
+    con.close()
+    return p
+
+
+def test_rank_ids_from_the_environment_before_file_names(tmp_path):
+    a = _copy_with(tmp_path, "run_0.sqlite", TRAIN, rank=1)
+    b = _copy_with(tmp_path, "run_1.sqlite", FORWARD, rank=0)
+    pset = ProfileSet([str(a), str(b)], engine=Sequential())
+    assert pset.rank_source == "environment"
+    assert [(m.rank, os.path.basename(m.path)) for m in pset.members] == [(0, "run_1.sqlite"), (1, "run_0.sqlite")]
+
+
+def test_duplicated_ranks_fall_back_and_say_so(tmp_path):
+    a = _copy_with(tmp_path, "run_0.sqlite", TRAIN, rank=0)
+    b = _copy_with(tmp_path, "run_1.sqlite", FORWARD, rank=0)
+    pset = ProfileSet([str(a), str(b)], engine=Sequential())
+    assert pset.rank_source == "file name" and pset.ranks == [0, 1]
+    assert any("rank ids from the environment repeat (0)" in n for n in pset.notes)
+
+
+def test_ranks_of_different_nsys_versions_are_read_and_named(tmp_path):
+    a = _copy_with(tmp_path, "r.0.sqlite", TRAIN, version="2024.6.2.225")
+    pset = ProfileSet([str(a), str(FORWARD)], engine=Sequential())
+    assert any("different nsys versions (2024.6.2.225, 2025.3.2.0)" in n for n in pset.notes)
+    assert len(kernel_summary_set(pset).combined.rows) > 0
