@@ -97,9 +97,7 @@ def main() -> None:
     out.mkdir(exist_ok=True)
     rows = []
     for command in ("kernels", "ranks"):
-        one = run([command, str(files[0]), "--format", "csv", "-o", str(out / f"one_{command}.csv")]
-                  if command == "kernels" else [command, str(files[0]), "--format", "csv", "-o",
-                                                 str(out / f"one_{command}.csv")])
+        one = run([command, str(files[0]), "--format", "csv", "-o", str(out / f"one_{command}.csv")])
         pool = run([command, str(args.dir), "--format", "csv", "-o", str(out / f"pool_{command}.csv")])
         rows.append((f"{command}: 1 file", one))
         rows.append((f"{command}: {len(files)} files, local pool", pool))

@@ -101,11 +101,11 @@ class ProfileSet(set_access.ProfileSet):
 
     def kernel_summary(self, limit: int | None = None, **filters):
         """cuda_gpu_kern_sum per rank, and over all ranks (rank 'all'), unrounded."""
-        from .filters import KernelFilter
-        from .ranks.merge import merge_distributions, summarize
-        from .ranks.data import kernel_durations
-
         import pandas as pd
+
+        from .filters import KernelFilter
+        from .ranks.data import kernel_durations
+        from .ranks.merge import merge_distributions, summarize
 
         dists = self.map(kernel_durations, KernelFilter(**filters))
         frames = [summarize(merge_distributions([d])).assign(rank=r) for r, d in zip(self.ranks, dists)]

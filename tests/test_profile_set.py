@@ -16,9 +16,9 @@ import pytest
 from nsys_analytics import open as open_profile
 from nsys_analytics.engine import LocalPool, Sequential
 from nsys_analytics.errors import ProfileError
+from nsys_analytics.kernels.report import kernel_summary
 from nsys_analytics.profile_set import ProfileSet, expand_inputs
 from nsys_analytics.ranks.sets import kernel_summary_set
-from nsys_analytics.kernels.report import kernel_summary
 
 from .conftest import PROFILES, ROOT
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-import numpy as np
 import pandas as pd
-import pytest
 
 from nsys_analytics.engine import Sequential
 from nsys_analytics.profile_set import ProfileSet
