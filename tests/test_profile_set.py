@@ -232,3 +232,17 @@ def test_ranks_of_different_nsys_versions_are_read_and_named(tmp_path):
     pset = ProfileSet([str(a), str(FORWARD)], engine=Sequential())
     assert any("different nsys versions (2024.6.2.225, 2025.3.2.0)" in n for n in pset.notes)
     assert len(kernel_summary_set(pset).combined.rows) > 0
+
+
+@pytest.mark.shared
+def test_one_report_of_two_processes_split_into_ranks_merges_back_to_nsys():
+    """multiproc.sqlite (two processes sharing a GPU) split by process: two ranks, and the combined table is
+    byte for byte the `nsys stats cuda_gpu_kern_sum` CSV of the whole file."""
+    from .conftest import SHARED
+
+    path = SHARED / "h200-nsys2025.3" / "multiproc.sqlite"
+    pset = ProfileSet([str(path)], engine=Sequential())
+    assert pset.rank_source == "process order" and len({m.pid for m in pset.members}) == 2
+    out = _cli("kernels", str(path), "--by-rank", "--combined", "--format", "csv", "--jobs", "1")
+    oracle = SHARED / "h200-nsys2025.3" / "oracle" / "multiproc" / "multiproc_cuda_gpu_kern_sum.csv"
+    assert out.stdout == oracle.read_text()
