@@ -308,7 +308,8 @@ def align_clocks(members: list[Member], facts: dict[str, FileFacts]) -> tuple[li
     nsys stamps events with the host's clock, so files from one host are on one clock already (offset 0).
     Between hosts the clocks differ: each host's clock is tied to wall-clock time by its session start
     (TARGET_INFO_SESSION_START_TIME at ANALYSIS_DETAILS.startTime), so the hosts are only as aligned as their
-    wall clocks (NTP: typically well under a millisecond, sometimes worse)."""
+    wall clocks (NTP: typically well under a millisecond, sometimes worse). The lowest rank's host is the
+    reference."""
     hosts = sorted({m.host or "?" for m in members})
     if len(hosts) <= 1:
         return members, None
@@ -319,7 +320,7 @@ def align_clocks(members: list[Member], facts: dict[str, FileFacts]) -> tuple[li
     if any(v is None for v in epoch.values()):
         return members, (f"ranks come from {len(hosts)} hosts and some files lack the session start time: "
                          "their clocks are not aligned; cross-rank waits are unreliable")
-    ref = epoch[hosts[0]]
+    ref = epoch[min(members, key=lambda m: m.rank).host or "?"]  # the clock of the lowest rank's host
     aligned = [replace(m, clock_offset_ns=int(epoch[m.host or "?"] - ref)) for m in members]
     return aligned, (f"ranks come from {len(hosts)} hosts ({', '.join(hosts)}); clocks aligned by each session's "
                      "wall-clock start: approximate (as good as the hosts' time sync)")

@@ -246,3 +246,27 @@ def test_one_report_of_two_processes_split_into_ranks_merges_back_to_nsys():
     out = _cli("kernels", str(path), "--by-rank", "--combined", "--format", "csv", "--jobs", "1")
     oracle = SHARED / "h200-nsys2025.3" / "oracle" / "multiproc" / "multiproc_cuda_gpu_kern_sum.csv"
     assert out.stdout == oracle.read_text()
+
+
+def test_ranks_on_two_hosts_are_aligned_by_session_start_and_called_approximate(tmp_path):
+    """Same file as two hosts, the second one's session starting 5 ms later on the wall clock: its events are
+    shifted by +5 ms onto the first host's clock, and the alignment is said to be approximate. One host: no
+    shift."""
+    from nsys_analytics.ranks import data
+
+    a = tmp_path / "h.0.sqlite"
+    b = tmp_path / "h.1.sqlite"
+    shutil.copy(TRAIN, a)
+    shutil.copy(TRAIN, b)
+    con = sqlite3.connect(b)
+    con.execute("UPDATE TARGET_INFO_SYSTEM_ENV SET value = 'other-host' WHERE name = 'Hostname'")
+    con.execute("UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 5000000")
+    con.commit()
+    con.close()
+    pset = ProfileSet([str(a), str(b)], engine=Sequential())
+    assert [m.clock_offset_ns for m in pset.members] == [0, 5_000_000]
+    assert any("approximate" in n and "2 hosts" in n for n in pset.notes)
+    s0, s1 = (data.step_timeline(m)["steps"] for m in pset.members)
+    assert list(s1["start_ns"] - s0["start_ns"]) == [5_000_000] * len(s0)
+    same_host = ProfileSet([str(a), str(FORWARD)], engine=Sequential())
+    assert [m.clock_offset_ns for m in same_host.members] == [0, 0] and not same_host.notes
