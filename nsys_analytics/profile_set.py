@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import source
-from .errors import ProfileError, UsageError
+from .errors import NsysAnalyticsError, ProfileError, UsageError
 
 NSYS_SUFFIXES = (".sqlite", ".nsys-rep", ".qdrep")
 _RANK_VARS = ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "PMIX_RANK")
@@ -365,7 +365,7 @@ class ProfileSet:
             first = bad[0][1]
             more = f" (and {len(bad) - 1} more bad file(s))" if len(bad) > 1 else ""
             raise ProfileError(f"{first}{more}; or pass --skip-bad to go on without it")
-        self.skipped = [f"{p}: {r}" for p, r in bad]
+        self.skipped = [str(r) if str(p) in str(r) else f"{p}: {r}" for p, r in bad]
         good = [r for r in results if not isinstance(r, BaseException)]
         if not good:
             raise ProfileError("no readable profile among the inputs")
@@ -396,7 +396,7 @@ class ProfileSet:
         results = self.engine.map(_Call(fn, args), self.members)
         for m, r in zip(self.members, results):
             if isinstance(r, BaseException):
-                if isinstance(r, ProfileError):
+                if isinstance(r, NsysAnalyticsError):  # its message names the file already
                     raise r
                 raise ProfileError(f"{m.path}: {type(r).__name__}: {r}") from r
         return results
@@ -404,7 +404,7 @@ class ProfileSet:
     def messages(self) -> list[str]:
         """Lines for stderr: what was ignored or skipped, and notes on ranks and clocks."""
         lines = [f"ignored {x}" for x in self.ignored]
-        lines += [f"skipped {x} (--skip-bad)" for x in self.skipped]
+        lines += [f"skipped (--skip-bad) {x}" for x in self.skipped]
         return lines + self.notes
 
     def __len__(self) -> int:
