@@ -4,10 +4,12 @@ windows and their GPU time. Timestamps are put on the set's common clock (`Membe
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .. import sql_files
 from ..filters import KernelFilter
+from . import intervals
 
 STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns"]
 
@@ -26,8 +28,17 @@ def kernel_durations(member, kernel_filter: KernelFilter = KernelFilter()) -> pd
 def nccl_ops(member) -> pd.DataFrame:
     """The rank's NCCL kernels (nccl_ops.sql) on the common clock, with a `rank` column."""
     with member.open() as p:
-        df = _run(p, "nccl_ops", {}) if p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") else _empty_nccl()
+        df = _nccl(p)
     return _on_common_clock(df, member, ("start_ns", "end_ns"))
+
+
+def _nccl(p) -> pd.DataFrame:
+    """nccl_ops.sql, or no rows at once where the profile has no NCCL kernel name."""
+    if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") or not p.sql(
+            "SELECT count(*) FROM compat.CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName IN "
+            "(SELECT id FROM strings WHERE value LIKE 'nccl%')").rows[0][0]:
+        return _empty_nccl()
+    return _run(p, "nccl_ops", {})
 
 
 def step_timeline(member) -> dict[str, pd.DataFrame]:
@@ -36,18 +47,14 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         has_nvtx = p.has_table("NVTX_EVENTS")
         steps = _run(p, "step_ranges", {}) if has_nvtx else pd.DataFrame(columns=["step", "name", "start_ns",
                                                                                    "end_ns", "pid"])
-        ops = _run(p, "nccl_ops", {}) if p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") else _empty_nccl()
+        ops = _nccl(p)
         if steps.empty and len(ops):
             steps = repetition_steps(ops)  # no NVTX step ranges: the period of the NCCL sequence
         steps = _gpu_windows(p, steps)
         p.con.register("steps", steps)
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])
-        windows = steps.assign(start_ns=steps["start_ns"], end_ns=steps["gpu_end_ns"])[["step", "start_ns",
-                                                                                         "end_ns", "pid"]]
-        p.con.register("steps", windows)
-        gpu = _run(p, "step_gpu_time", {}) if len(steps) else pd.DataFrame(
-            columns=["step", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"])
+        gpu = _step_gpu_time(p, steps)
     steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
     return {"steps": steps, "phases": phases, "gpu": gpu, "nccl": _on_common_clock(ops, member, ("start_ns", "end_ns"))}
 
@@ -77,6 +84,21 @@ def repetition_steps(ops: pd.DataFrame, max_period: int = 256) -> pd.DataFrame:
                          "start_ns": bounds[:-1], "end_ns": bounds[1:], "pid": int(o["pid"].iloc[0])})
 
 
+def _step_gpu_time(p, steps: pd.DataFrame) -> pd.DataFrame:
+    """Busy, compute, communication and overlap time in each step's GPU window (ranks/intervals.py)."""
+    columns = ["step", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"]
+    if steps.empty:
+        return pd.DataFrame(columns=columns)
+    ops = p.con.execute(sql_files.read("ranks", "gpu_ops").text).fetchnumpy()
+    lo = steps["start_ns"].to_numpy(dtype="int64")
+    hi = steps["gpu_end_ns"].to_numpy(dtype="int64")
+    ops = {k: np.asarray(v) for k, v in ops.items()}
+    for k in ("start_ns", "end_ns"):
+        ops[k] = ops[k].astype("int64")
+    times = intervals.step_gpu_time(ops, lo, hi)
+    return pd.DataFrame({"step": steps["step"].to_numpy(), **times})[columns]
+
+
 def _gpu_windows(p, steps: pd.DataFrame) -> pd.DataFrame:
     """The GPU window of each step: from its start to the next step's start (the GPU runs behind the CPU), and
     for the last step to the end of the last kernel it launched."""
@@ -86,9 +108,9 @@ def _gpu_windows(p, steps: pd.DataFrame) -> pd.DataFrame:
     nxt = steps["start_ns"].shift(-1)
     last = steps.iloc[-1]
     tail = p.sql(sql_files.inline_params(
-        "SELECT max(k.end_ns) FROM kernels AS k JOIN cuda_api AS a "
-        "ON a.correlation_id = k.correlation_id AND a.pid = k.pid "
-        "WHERE a.start_ns >= $start AND a.start_ns < $end",
+        'SELECT max(k."end") FROM compat.CUPTI_ACTIVITY_KIND_KERNEL AS k WHERE k.correlationId IN ('
+        "SELECT correlationId FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME WHERE start >= $start AND start < $end) "
+        "AND k.start >= $start",
         {"start": int(last["start_ns"]), "end": int(last["end_ns"])})).rows[0][0]
     last_end = max(int(last["end_ns"]), int(tail or 0))
     return steps.assign(gpu_end_ns=nxt.fillna(last_end).astype("int64"))
@@ -107,4 +129,4 @@ def _on_common_clock(df: pd.DataFrame, member, columns) -> pd.DataFrame:
 
 def _empty_nccl() -> pd.DataFrame:
     return pd.DataFrame(columns=["start_ns", "end_ns", "duration_ns", "op", "device", "stream", "pid",
-                                 "nvtx_range", "name"])
+                                 "nvtx_range", "overlap_ns", "name"])
