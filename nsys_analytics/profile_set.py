@@ -170,11 +170,29 @@ def _gpu_processes(con, tables) -> list[tuple[int, int | None, int | None]]:
     """Processes that ran kernels, with their first device, ordered by (device, pid)."""
     if "CUPTI_ACTIVITY_KIND_KERNEL" not in tables:
         return []
-    rows = con.execute(
-        "SELECT (globalPid >> 24) & 16777215 AS pid, min(deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL "
-        "GROUP BY 1 ORDER BY 2, 1").fetchall()
+    rows = _context_processes(con, tables)
+    if rows is None:  # no context table (old exports): one scan of the kernels
+        rows = con.execute(
+            "SELECT (globalPid >> 24) & 16777215 AS pid, min(deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+            "GROUP BY 1 ORDER BY 2, 1").fetchall()
     nccl = _nccl_ranks(con, tables)
     return [(pid, device, nccl.get(pid)) for pid, device in rows]
+
+
+def _context_processes(con, tables) -> list[tuple[int, int]] | None:
+    """(pid, first device) of the processes with a CUDA context, from the small context table; with several,
+    only those that ran a kernel (a launcher may hold a context and run nothing). None: no such table."""
+    if "TARGET_INFO_CUDA_CONTEXT_INFO" not in tables:
+        return None
+    columns = {row[1] for row in con.execute('PRAGMA table_info("TARGET_INFO_CUDA_CONTEXT_INFO")')}
+    if not {"processId", "deviceId"} <= columns:
+        return None
+    rows = con.execute("SELECT processId, min(deviceId) FROM TARGET_INFO_CUDA_CONTEXT_INFO "
+                       "GROUP BY 1 ORDER BY 2, 1").fetchall()
+    if len(rows) <= 1:
+        return rows or None
+    ran = "SELECT 1 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE (globalPid >> 24) & 16777215 = ? LIMIT 1"
+    return [r for r in rows if con.execute(ran, (r[0],)).fetchone()]
 
 
 def _nccl_ranks(con, tables) -> dict[int, int]:
