@@ -38,9 +38,10 @@ try:
 except SystemExit as e:
     rc = e.code or 0
 wall = time.perf_counter() - t0
-own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime  # parent and its waited-for pool processes
 with open(sys.argv[1], "w") as f:
-    json.dump({"wall_s": wall, "parent_peak_mib": own, "rc": rc}, f)
+    json.dump({"wall_s": wall, "parent_peak_mib": me.ru_maxrss / 1024, "cpu_s": cpu, "rc": rc}, f)
 """
 
 
@@ -102,14 +103,16 @@ def main() -> None:
         rows.append((f"{command}: 1 file", one))
         rows.append((f"{command}: {len(files)} files, local pool", pool))
         ideal = one["wall_s"] * len(files) / (os.cpu_count() or 1)
-        rows.append((f"  (1-file time x {len(files)} / {os.cpu_count()} cores)", {"wall_s": ideal,
-                                                                                  "parent_peak_mib": float("nan")}))
+        rows.append((f"  (1-file time x {len(files)} / {os.cpu_count()} cores)", {
+            "wall_s": ideal, "parent_peak_mib": float("nan"), "cpu_s": one.get("cpu_s", 0) * len(files)}))
     if not args.no_dask:
         rows += dask_rows(files, args.dir, out)
-    print(f"\n{'run':<48} {'wall (s)':>9} {'parent peak (MiB)':>18}")
+    print(f"\n{'run':<48} {'wall (s)':>9} {'CPU (s)':>8} {'parent peak (MiB)':>18}")
     for name, r in rows:
-        print(f"{name:<48} {r['wall_s']:>9.2f} {r['parent_peak_mib']:>18.0f}" + (f"  {r['stderr']}" if r.get("stderr")
-                                                                                    else ""))
+        cpu = f"{r['cpu_s']:>8.1f}" if r.get("cpu_s") else f"{'-':>8}"
+        print(f"{name:<48} {r['wall_s']:>9.2f} {cpu} {r['parent_peak_mib']:>18.0f}"
+              + (f"  {r['stderr']}" if r.get("stderr") else ""))
+    print("CPU: the command's process and its pool workers (user + system); Dask workers are not its children.")
     print(f"\nafter: {load()}")
 
 
