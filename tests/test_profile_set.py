@@ -270,3 +270,16 @@ def test_ranks_on_two_hosts_are_aligned_by_session_start_and_called_approximate(
     assert list(s1["start_ns"] - s0["start_ns"]) == [5_000_000] * len(s0)
     same_host = ProfileSet([str(a), str(FORWARD)], engine=Sequential())
     assert [m.clock_offset_ns for m in same_host.members] == [0, 0] and not same_host.notes
+
+
+def test_output_onto_an_input_profile_is_refused_and_the_profile_untouched(tmp_path):
+    a, b = tmp_path / "r.0.sqlite", tmp_path / "r.1.sqlite"
+    shutil.copy(TRAIN, a)
+    shutil.copy(FORWARD, b)
+    before = b.read_bytes()
+    for command in ("kernels", "ranks", "nccl"):
+        out = _cli(command, str(a), str(b), "--jobs", "1", "--format", "csv", "-o", str(b))
+        assert out.returncode == 2 and "that is an input profile" in out.stderr, (command, out.stderr)
+    assert b.read_bytes() == before
+    ok = _cli("kernels", str(a), str(b), "--jobs", "1", "--format", "csv", "-o", str(tmp_path / "k.csv"))
+    assert ok.returncode == 0 and (tmp_path / "k.csv").read_text().startswith("Rank,")

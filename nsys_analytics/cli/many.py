@@ -61,6 +61,7 @@ def profiles_argument(handler=None, module: str | None = None):
             engine = make_engine(scheduler, jobs)
             try:
                 pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
+                check_output(kwargs.get("output"), pset, profiles)
                 for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
                     click.echo(line, err=True)
                 if len(pset) == 1 and pset.members[0].pid is None:
@@ -165,7 +166,7 @@ class RankTexts:
         if output is None:
             click.echo(text, nl=False)
         else:
-            output.write_text(text)
+            write_output(output, text)
             click.echo(f"wrote {output}", err=True)
         if self.exit_code:
             raise click.exceptions.Exit(self.exit_code)
@@ -247,5 +248,21 @@ def emit_set(result, fmt: str, output: Path | None, only: str = "all") -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text)
+        write_output(output, text)
         click.echo(f"wrote {output}", err=True)
+
+
+def check_output(output, pset, profiles=()) -> None:
+    """-o must not name any input profile (checked before any work)."""
+    if output is not None:
+        from ..visual.outputs import check_not_input
+
+        check_not_input(output, [*(m.path for m in pset.members), *profiles])
+
+
+def write_output(output, text: str) -> None:
+    """Write -o through a temporary file that replaces it at the end (never half a file)."""
+    from ..visual.outputs import atomic_path
+
+    with atomic_path(output) as tmp:
+        Path(tmp).write_text(text)

@@ -7,7 +7,7 @@ import math
 import click
 
 from ..engine import make_engine
-from .many import emit_set, set_options
+from .many import check_output, emit_set, set_options
 from .options import output_options
 
 
@@ -37,6 +37,7 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, 
     engine = make_engine(scheduler, jobs)
     try:
         pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
+        check_output(output, pset, profiles)
         for line in pset.messages():
             click.echo(line, err=True)
         if trace:

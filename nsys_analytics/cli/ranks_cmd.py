@@ -8,6 +8,7 @@ import click
 
 from ..engine import SCHEDULER_ENV, make_engine
 from ..render import render, to_json
+from .many import check_output, write_output
 from .options import output_options
 
 
@@ -40,6 +41,7 @@ def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
     engine = make_engine(scheduler, jobs)
     try:
         pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
+        check_output(output, pset, profiles)
         for line in pset.messages():
             click.echo(line, err=True)
         report = build(pset)
@@ -51,7 +53,7 @@ def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text)
+        write_output(output, text)
         click.echo(f"wrote {output}", err=True)
 
 
