@@ -30,11 +30,11 @@ def _rows_by_name(result):
     return {row[-1]: row for row in result.rows}
 
 
-def _split_copies(tmp_path, source, parts: int, seed: int):
-    """`parts` copies of `source` in tmp_path whose kernels partition the original's: each kernel row is kept in
-    exactly one copy, chosen at random."""
+def _split_copies(tmp_path, source, parts: int, seed: int, table="CUPTI_ACTIVITY_KIND_KERNEL", where="true"):
+    """`parts` copies of `source` in tmp_path whose rows of `table` (those matching `where`) partition the
+    original's: each row is kept in exactly one copy, chosen at random."""
     con = sqlite3.connect(source)
-    ids = [r for (r,) in con.execute("SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL")]
+    ids = [r for (r,) in con.execute(f"SELECT rowid FROM {table} WHERE {where}")]
     con.close()
     rng = random.Random(seed)
     owner = {i: rng.randrange(parts) for i in ids}
@@ -44,7 +44,7 @@ def _split_copies(tmp_path, source, parts: int, seed: int):
         shutil.copy(source, p)
         con = sqlite3.connect(p)
         drop = [(i,) for i, o in owner.items() if o != part]
-        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?", drop)
+        con.executemany(f"DELETE FROM {table} WHERE rowid = ?", drop)
         con.commit()
         con.close()
         paths.append(p)
@@ -67,6 +67,18 @@ def test_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
             own = _rows_by_name(kernel_summary(p))
         mine = {row[-1]: row[1:] for row in result.ranks.rows if row[0] == rank}
         assert mine == own
+
+
+def test_nvtx_combined_equals_the_whole_on_a_random_split(tmp_path):
+    """The same for nvtx_sum: NVTX ranges (not the domain and category definitions) dealt into 3 files."""
+    from nsys_analytics.nvtx.report import nvtx_summary
+    from nsys_analytics.ranks.nvtx import nvtx_sum_set
+
+    paths = _split_copies(tmp_path, TRAIN, 3, 7, table="NVTX_EVENTS", where="eventType IN (59, 60)")
+    result = nvtx_sum_set(ProfileSet([str(p) for p in paths], engine=Sequential()))
+    with open_profile(TRAIN) as p:
+        whole = nvtx_summary(p)
+    assert result.combined.rows == whole.rows
 
 
 def test_engines_give_identical_results():

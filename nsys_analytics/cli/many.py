@@ -101,6 +101,10 @@ def _merge_for(module: str, kwargs: dict):
         from ..ranks.nvtx import nvtx_gpu_set
 
         return lambda pset, attribution="thread", exclusive=False, **_: nvtx_gpu_set(pset, attribution, exclusive)
+    if module.endswith(".nvtx_cmd"):
+        from ..ranks.nvtx import nvtx_sum_set
+
+        return lambda pset, **_: nvtx_sum_set(pset)
     if module.endswith(".diagnose_cmd"):
         return lambda pset, **options: diagnose_set(pset, module, options)
     return None

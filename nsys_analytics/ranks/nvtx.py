@@ -1,12 +1,12 @@
-"""nvtx_gpu_proj_sum over many ranks, merged exactly from every rank's projected range instances (the rows of
-nvtx_gpu_proj_trace: a few per step, not the kernels)."""
+"""nvtx_sum and nvtx_gpu_proj_sum over many ranks, merged exactly: from every rank's distribution of range
+durations, and from its projected range instances (the rows of nvtx_gpu_proj_trace: a few per step)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ..nvtx.report import PROJECTION_SUMMARY_HEADERS, nvtx_gpu_projection
-from .merge import _stats
+from ..nvtx.report import PROJECTION_SUMMARY_HEADERS, RANGE_HEADERS, nvtx_gpu_projection, require_ranges
+from .merge import _stats, merge_distributions, summarize
 from .summary import SetResult, result_of
 
 _INSTANCE_COLUMNS = ["name", "style", "projected_duration_ns", "orig_duration_ns", "gpu_ops", "level", "num_child"]
@@ -42,3 +42,29 @@ def nvtx_gpu_set(pset, mode: str = "thread", exclusive: bool = False) -> SetResu
     return SetResult(result_of(combined, headers, _ROUNDED), result_of(ranks, headers, _ROUNDED),
                      ["Combined statistics are computed from the union of every rank's projected range instances: "
                       "exact."])
+
+
+def range_durations(member) -> pd.DataFrame:
+    """(name, style, duration_ns, instances): the distribution of one rank's NVTX range durations (nvtx_sum)."""
+    with member.open() as p:
+        require_ranges(p)
+        return p.df("SELECT name, style, duration_ns, count(*) AS instances FROM _nvtx_ranges "
+                    "WHERE duration_ns IS NOT NULL GROUP BY ALL")
+
+
+def nvtx_sum_set(pset) -> SetResult:
+    """nvtx_sum over every rank: combined (exact, from the union of range durations) and per rank."""
+    per_rank = pset.map(range_durations)
+
+    def summary(frames):
+        dist = merge_distributions([f.assign(key=f["name"] + "\x1f" + f["style"]) for f in frames], key="key")
+        out = summarize(dist, key="key")
+        out[["range", "style"]] = out["key"].str.split("\x1f", n=1, expand=True)
+        return out
+
+    ranks = pd.concat([summary([f]).assign(rank=r) for r, f in zip(pset.ranks, per_rank)], ignore_index=True)
+    headers = {"rank": "Rank", **RANGE_HEADERS}
+    rounded = ("time_pct", "avg_ns", "med_ns", "stddev_ns")
+    return SetResult(result_of(summary(per_rank), headers, rounded), result_of(ranks, headers, rounded),
+                     ["Time (%) is each range's share of the summed time of all ranges listed.",
+                      "Combined statistics are computed from the union of every rank's range durations: exact."])
