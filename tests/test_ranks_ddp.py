@@ -89,3 +89,38 @@ def _recipe_csv(run: str, recipe: str, table: str):
     if not found:
         pytest.skip(f"no {recipe} {table} CSV in {folder}")
     return found[0]
+
+
+def _columns(header: list[str]) -> dict[str, int]:
+    """The recipe's columns we compare, by meaning: total, instances, avg, min, max, name (and rank)."""
+    wanted = {}
+    for i, h in enumerate(header):
+        low = h.lower()
+        for key, needles in (("total", ("total time", "total")), ("instances", ("instances", "count", "num")),
+                             ("avg", ("avg", "mean")), ("min", ("min",)), ("max", ("max",)),
+                             ("name", ("name", "range")), ("rank", ("rank",))):
+            if key not in wanted and any(low.startswith(n) for n in needles):
+                wanted[key] = i
+    return wanted
+
+
+def _compare(ours: dict, theirs_csv, key_columns=("name",), ranked=False) -> int:
+    """Every exact cell (instances, total, avg, min, max) of the recipe's table equals ours; returns the number
+    of cells compared."""
+    import csv
+
+    with open(theirs_csv, newline="") as f:
+        rows = list(csv.reader(f))
+    cols = _columns(rows[0])
+    cells = 0
+    for row in rows[1:]:
+        key = tuple(row[cols[k]] for k in (("rank",) if ranked else ()) + key_columns)
+        mine = ours[key]
+        for field in ("instances", "total", "min", "max"):
+            if field in cols:
+                assert int(float(row[cols[field]])) == mine[field], (key, field)
+                cells += 1
+        if "avg" in cols:
+            assert abs(float(row[cols["avg"]]) - mine["avg"]) <= 0.051, (key, "avg")
+            cells += 1
+    return cells
