@@ -43,7 +43,7 @@ class Member:
 
     path: str
     rank: int
-    rank_source: str  # 'environment' | 'nccl' | 'file name' | 'input order' | 'process order'
+    rank_source: str  # 'environment' | 'NCCL payload' | 'file name' | 'input order' | 'process order'
     pid: int | None = None  # only this process of the file (a report of a whole launch); None: all of it
     host: str | None = None
     clock_offset_ns: int = 0  # add to this rank's timestamps to put them on the set's common clock
@@ -283,7 +283,7 @@ def assign_ranks(facts: list[FileFacts]) -> tuple[list[Member], list[str]]:
                                   nsys_version=f.nsys_version))
             nccl.append(nccl_rank)
     multi = any(len(f.processes) > 1 for f in facts)
-    candidates: list[tuple[str, list]] = [("nccl", nccl)]
+    candidates: list[tuple[str, list]] = [("NCCL payload", nccl)]
     if not multi:  # RANK of the environment and the file name tell one rank per file
         candidates.append(("environment", [f.env_rank for f in facts]))
         candidates.append(("file name", _file_name_ranks([f.path for f in facts])))

@@ -11,12 +11,11 @@ from nsys_analytics.engine import Sequential
 from nsys_analytics.profile_set import ProfileSet
 from nsys_analytics.ranks.sets import ranks_report
 
-from .conftest import ORACLE, PROFILES
+from .conftest import ORACLE, RANKS, rank_files
 
-STRAGGLER = sorted(PROFILES.glob("ddp_straggler.*.sqlite"))
-BALANCED = sorted(PROFILES.glob("ddp_balanced.*.sqlite"))
-WHOLE = PROFILES / "ddp_whole.sqlite"
-pytestmark = pytest.mark.skipif(len(STRAGGLER) < 2, reason="the DDP fixtures (fixtures/profiles/ddp_*) are absent")
+pytestmark = pytest.mark.skipif(not (RANKS / "ddp_straggler").is_dir(), reason="the DDP fixtures are absent")
+STRAGGLER = rank_files("ddp_straggler") if (RANKS / "ddp_straggler").is_dir() else ()
+BALANCED = rank_files("ddp_balanced") if (RANKS / "ddp_balanced").is_dir() else ()
 MS = 1_000_000
 
 
@@ -28,7 +27,7 @@ def straggler():
 
 def test_straggler_is_rank_1_losing_its_time_in_data(straggler):
     pset, report = straggler
-    assert pset.ranks == [0, 1]
+    assert pset.ranks == [0, 1] and pset.rank_source == "environment"
     assert report.straggler == 1
     finding = next(f for f in report.findings if f.get("rank") == 1)
     assert finding["phase"] == "data"
@@ -45,9 +44,10 @@ def test_balanced_run_has_no_straggler():
     assert any(f["message"].startswith("no straggler") for f in report.findings)
 
 
-@pytest.mark.skipif(not WHOLE.exists(), reason="no ddp_whole fixture")
-def test_one_report_of_the_whole_launch_is_split_and_gives_the_same_verdict():
-    pset = ProfileSet([str(WHOLE)], engine=Sequential())
+@pytest.mark.parametrize("run,source", [("ddp_whole", "process order"), ("ddp_whole_json", "NCCL payload")])
+def test_one_report_of_the_whole_launch_is_split_and_gives_the_same_verdict(run, source):
+    pset = ProfileSet([str(p) for p in rank_files(run)], engine=Sequential())
+    assert pset.rank_source == source
     assert len(pset) == 2 and len({m.pid for m in pset.members}) == 2
     report = ranks_report(pset)
     assert report.straggler == 1
@@ -124,3 +124,91 @@ def _compare(ours: dict, theirs_csv, key_columns=("name",), ranked=False) -> int
             assert abs(float(row[cols["avg"]]) - mine["avg"]) <= 0.051, (key, "avg")
             cells += 1
     return cells
+
+
+def _strip_domain(name: str) -> str:
+    return name.split(":", 1)[1] if ":" in name else name
+
+
+def _ours(result, key_index=-1, ranked=False, strip=False):
+    """{key: {instances, total, avg, min, max}} of one of our tables (combined, or per rank with ranked)."""
+    cols = result.columns
+    out = {}
+    for row in result.rows:
+        r = dict(zip(cols, row))
+        name = row[key_index]
+        name = _strip_domain(name) if strip else name
+        key = ((str(r["rank"]),) if ranked else ()) + (name,)
+        out[key] = {"instances": r.get("instances", r.get("range_instances")),
+                    "total": r.get("total_time_ns", r.get("total_proj_time_ns")),
+                    "avg": r.get("avg_ns", r.get("proj_avg_ns")), "min": r.get("min_ns", r.get("proj_min_ns")),
+                    "max": r.get("max_ns", r.get("proj_max_ns")), "std": r.get("stddev_ns", r.get("proj_stddev_ns")),
+                    "med": r.get("med_ns", r.get("proj_med_ns"))}
+    return out
+
+
+def _check_recipe(ours_all, ours_ranks, run, recipe) -> int:
+    import csv
+
+    cells = 0
+    for table, mine, ranked in (("all_stats", ours_all, False), ("rank_stats", ours_ranks, True)):
+        with open(_recipe_csv(run, recipe, table), newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert rows
+        for row in rows:
+            key = ((row["Rank"],) if ranked else ()) + (row.get("Name") or row["Text"],)
+            m = mine[key]
+            for field, ours_key in (("Count", "instances"), ("Sum", "total"), ("Min", "min"), ("Max", "max")):
+                assert int(float(row[field])) == m[ours_key], (recipe, table, key, field)
+            # the exact mean (Sum / Count) within the recipe's rounding to one decimal
+            assert abs(float(row["Mean"]) - m["total"] / m["instances"]) <= 0.05 + 1e-9, (recipe, table, key)
+            cells += 5
+            if ranked:  # per rank the recipe's median and standard deviation are exact too
+                # both rounded to one decimal (ours half up as nsys stats, the recipe's half to even)
+                assert abs(float(row["Median"]) - m["med"]) <= 0.1 + 1e-9, (recipe, table, key, "Median")
+                if row["Std"]:
+                    assert abs(float(row["Std"]) - m["std"]) <= 0.1 + 1e-9, (recipe, table, key, "Std")
+                    cells += 1
+                cells += 1
+    return cells
+
+
+@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
+def test_kernels_equal_the_cuda_gpu_kern_sum_recipe(run):
+    from nsys_analytics.filters import KernelFilter
+    from nsys_analytics.ranks.sets import kernel_summary_set
+
+    pset = ProfileSet([str(p) for p in rank_files(run)], engine=Sequential())
+    result = kernel_summary_set(pset, KernelFilter(name_kind="short"))  # the recipe prints short names
+    cells = _check_recipe(_ours(result.combined), _ours(result.ranks, ranked=True), run, "cuda_gpu_kern_sum")
+    assert cells > 200
+
+
+@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
+def test_nvtx_equals_the_nvtx_sum_recipe(run):
+    from nsys_analytics.ranks.nvtx import nvtx_sum_set
+
+    result = nvtx_sum_set(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
+    cells = _check_recipe(_ours(result.combined, strip=True), _ours(result.ranks, ranked=True, strip=True), run,
+                          "nvtx_sum")
+    assert cells > 100
+
+
+@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
+def test_nccl_equals_the_nccl_sum_recipe(run):
+    from nsys_analytics.ranks.sets import nccl_sum_set
+
+    result = nccl_sum_set(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
+    cells = _check_recipe(_ours(result.combined), _ours(result.ranks, ranked=True), run, "nccl_sum")
+    assert cells > 50
+
+
+@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
+def test_nvtx_gpu_equals_the_nvtx_gpu_proj_sum_recipe(run):
+    from nsys_analytics.ranks.nvtx import nvtx_gpu_set
+
+    result = nvtx_gpu_set(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
+    ours_all = _ours(result.combined, key_index=0, strip=True)
+    ours_ranks = _ours(result.ranks, key_index=1, ranked=True, strip=True)
+    cells = _check_recipe(ours_all, ours_ranks, run, "nvtx_gpu_proj_sum")
+    assert cells > 100

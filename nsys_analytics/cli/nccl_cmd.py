@@ -14,18 +14,19 @@ from .options import output_options
 @click.command("nccl")
 @click.argument("profiles", nargs=-1, required=True, metavar="PROFILES...")
 @set_options
-@click.option("--by", type=click.Choice(["op", "name", "nvtx_range"]), default="op", show_default=True,
-              help="Group by NCCL operation (AllReduce, ...), kernel name, or NCCL NVTX range.")
+@click.option("--by", type=click.Choice(["call", "op", "name", "nvtx_range"]), default="call", show_default=True,
+              help="call: CPU time of NCCL calls from its NVTX ranges (= the nccl_sum recipe); op, name, nvtx_range: "
+                   "GPU time of NCCL kernels per operation (AllReduce, ...), kernel name or launching NCCL range.")
 @click.option("--trace", is_flag=True, help="One row per NCCL kernel (the normalized view) instead of a summary.")
 @output_options
 def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, output):
-    """NCCL collectives: GPU time per operation over all ranks and per rank (like the `nccl_sum` recipe).
-
-    Reads NCCL kernels (ncclDevKernel_* / ncclKernel_*) and, where traced, the NCCL NVTX domain.
+    """NCCL collectives over all ranks and per rank: NCCL's calls as the `nccl_sum` recipe (its NVTX ranges), or
+    the GPU time of its kernels (ncclDevKernel_* / ncclKernel_*) per operation with --by op.
 
     \b
     Examples:
       nsys-analytics nccl runs/report.*.sqlite
+      nsys-analytics nccl runs/ --by op
       nsys-analytics nccl runs/ --by name --format csv -o nccl.csv
       nsys-analytics nccl whole_launch.sqlite --trace --format csv
     """
@@ -44,6 +45,8 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, 
             df = sets.nccl_frame(pset)
             result = SetResult(None, Result(list(df.columns), [tuple(_plain(v) for v in r)
                                                                for r in df.itertuples(index=False, name=None)]))
+        elif by == "call":
+            result = sets.nccl_sum_set(pset)
         else:
             result = sets.nccl_summary_set(pset, by)
     finally:

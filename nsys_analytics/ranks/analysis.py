@@ -17,7 +17,7 @@ import pandas as pd
 
 MS = 1e6
 MIN_STRAGGLER_NS = 1_000_000  # a straggler costs the others at least 1 ms per step ...
-MIN_STRAGGLER_SHARE = 0.05    # ... and at least 5 % of a step
+MIN_STRAGGLER_SHARE = 0.10    # ... and at least 10 % of a step (below: an imbalance, reported as info)
 
 
 @dataclass
@@ -157,7 +157,9 @@ def _find_straggler(report: RanksReport, timelines) -> None:
     if per_step < MIN_STRAGGLER_NS or share < MIN_STRAGGLER_SHARE:
         report.findings.append(_finding(
             "info", f"no straggler: the most any rank makes the others wait is {per_step / MS:.2f} ms per step "
-                    f"(rank {rank}, {share:.1%} of a {step_ns / MS:.1f} ms step)"))
+                    f"(rank {rank}, {share:.1%} of a {step_ns / MS:.1f} ms step; a straggler is named from "
+                    f"{MIN_STRAGGLER_SHARE:.0%} and {MIN_STRAGGLER_NS / MS:.0f} ms)", rank_waited_for=rank,
+            caused_wait_ns_per_step=per_step))
         return
     report.straggler = rank
     others = [r for r in summary["rank"] if r != rank]

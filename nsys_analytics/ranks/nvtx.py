@@ -68,3 +68,14 @@ def nvtx_sum_set(pset) -> SetResult:
     return SetResult(result_of(summary(per_rank), headers, rounded), result_of(ranks, headers, rounded),
                      ["Time (%) is each range's share of the summed time of all ranges listed.",
                       "Combined statistics are computed from the union of every rank's range durations: exact."])
+
+
+def nccl_range_durations(member) -> pd.DataFrame:
+    """(name, duration_ns, instances) of the rank's NVTX ranges in NCCL's own domain (`NCCL`): CPU time of each
+    NCCL call (ncclAllReduce, ncclBroadcast, ...), the input of the nccl_sum recipe."""
+    with member.open() as p:
+        if not p.has_table("NVTX_EVENTS"):
+            return pd.DataFrame({"name": pd.Series(dtype=object), "duration_ns": pd.Series(dtype="int64"),
+                                 "instances": pd.Series(dtype="int64")})
+        return p.df("SELECT name, duration_ns, count(*) AS instances FROM nvtx_events "
+                    "WHERE domain = 'NCCL' AND style <> 'Mark' AND duration_ns IS NOT NULL GROUP BY ALL")

@@ -25,8 +25,26 @@ def nccl_frame(pset) -> pd.DataFrame:
     return out[["rank", *[c for c in out.columns if c != "rank"]]]
 
 
+def nccl_sum_set(pset) -> SetResult:
+    """= the nccl_sum recipe: CPU time of NCCL's calls (its NVTX ranges, domain `NCCL`) per call name, over all
+    ranks (exact merge) and per rank. Without the NCCL domain: the GPU time of NCCL kernels per operation."""
+    from .nvtx import nccl_range_durations
+
+    per_rank = list(zip(pset.ranks, pset.map(nccl_range_durations)))
+    if all(d.empty for _, d in per_rank):
+        result = nccl_summary_set(pset, "op")
+        result.notes.insert(0, "No NCCL NVTX ranges (domain `NCCL`: NCCL 2.19+ traced with --trace=nvtx): GPU time "
+                               "of NCCL kernels per operation instead.")
+        return result
+    result = distribution_summary(per_rank, key_header="Text")
+    result.notes.insert(0, "CPU time of NCCL calls (NVTX domain `NCCL`), as the nccl_sum recipe; --by op|name for "
+                           "the GPU time of NCCL kernels.")
+    return result
+
+
 def nccl_summary_set(pset, by: str = "op") -> SetResult:
-    """NCCL time per operation (or kernel name, or NCCL NVTX range): combined over ranks and per rank."""
+    """NCCL kernels' GPU time per operation (or kernel name, or NCCL NVTX range): combined over ranks and per
+    rank."""
     ops = nccl_frame(pset)
     per_rank = []
     for rank in pset.ranks:
