@@ -212,3 +212,21 @@ def test_nvtx_gpu_equals_the_nvtx_gpu_proj_sum_recipe(run):
     ours_ranks = _ours(result.ranks, key_index=1, ranked=True, strip=True)
     cells = _check_recipe(ours_all, ours_ranks, run, "nvtx_gpu_proj_sum")
     assert cells > 100
+
+
+@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
+def test_nccl_overlap_equals_the_nccl_gpu_overlap_trace_recipe(run):
+    """Each NCCL kernel's time beside compute kernels: the recipe's `Compute Overlap` is that time as a % of the
+    kernel's duration (one decimal)."""
+    import pandas as pd
+
+    from nsys_analytics.ranks.sets import nccl_frame
+
+    ours = nccl_frame(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
+    recipe = pd.read_csv(_recipe_csv(run, "nccl_gpu_overlap_trace", "rank_trace"))
+    recipe = recipe[recipe["Name"].str.startswith("nccl")]
+    m = ours.merge(recipe, left_on=["rank", "start_ns", "end_ns"], right_on=["Rank", "Start", "End"])
+    assert len(m) == len(ours) == len(recipe) > 100
+    pct = m["overlap_ns"] * 100.0 / m["duration_ns"]
+    assert ((pct - m["Compute Overlap"]).abs() <= 0.05 + 1e-9).all()
+    assert (m["Compute Overlap"] > 0).sum() > 10
