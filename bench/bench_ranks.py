@@ -1,10 +1,10 @@
 """Benchmark many-rank work: `kernels` and `ranks` over 64 rank files of ~250 k kernels each (16 M in all), on the
 local process pool and on a local Dask cluster of 2 workers, beside one-file runs.
 
-    python bench/bench_ranks.py [--ranks 64] [--kernels 250000] [--source RANK.sqlite] [--dir /tmp/bench/ranks64]
+    python bench/bench_ranks.py [--ranks 64] [--kernels 250000] [--source RANK.sqlite] [--dir /tmp/bench/ranks64_ddp]
 
-The rank files are made once (scale_profile.py replicates a real rank export along the time axis; the other ranks
-are byte copies of it under their own names, report.N.sqlite) and reused. Prints wall time, the peak memory of the
+The rank files are made once (scale_profile.py replicates a real rank export, rank 0 of the ddp_straggler fixture,
+along the time axis; the other ranks are byte copies of it under their own names, report.N.sqlite) and reused. Prints wall time, the peak memory of the
 parent process (the one that merges), the machine's load, and what dominates.
 """
 
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, count_kernels  # noqa: E402
 from scale_profile import copies_for_kernels, scale  # noqa: E402
 
-DDP_RANK = ROOT / "fixtures" / "profiles" / "ddp_straggler.0.sqlite"
+DDP_RANK = ROOT / "fixtures" / "ranks" / "ddp_straggler" / "ddp_straggler.0.sqlite"
 DEFAULT_SOURCE = DDP_RANK if DDP_RANK.exists() else ROOT / "fixtures" / "profiles" / "gpt_train.sqlite"
 
 # Runs the CLI in this very process and reports its own peak RSS (the parent: it merges) and its children's.
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, default=64)
     parser.add_argument("--kernels", type=int, default=250_000)
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/bench/ranks64"))
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/bench/ranks64_ddp"))
     parser.add_argument("--no-dask", action="store_true")
     args = parser.parse_args()
     files = make_ranks(args.source, args.dir, args.ranks, args.kernels)
