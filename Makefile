@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO := fixtures/profiles/gpt_train.sqlite
 
-.PHONY: setup demo test test-shared bench docs-images fixtures fixtures-x2 lint clean
+.PHONY: setup demo test test-shared bench sweep docs-images fixtures fixtures-x2 lint clean
 
 setup: $(VENV)/.installed
 
@@ -43,6 +43,10 @@ bench: setup
 ## docs-images: small PNGs of the fixture profiles in docs/images/ (a timeline, a breakdown plot, the HTML report)
 docs-images: setup
 	$(BIN)/python docs/make_images.py
+
+## sweep: every command on every fixture and hostile file (exit codes, one-line errors, inputs untouched)
+sweep: setup
+	$(BIN)/python bench/sweep_inputs.py
 
 ## fixtures: re-profile the workloads (needs a GPU machine with Nsight Systems; see fixtures/README.md)
 fixtures:

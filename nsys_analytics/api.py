@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import profile as data_access
 from . import profile_set as set_access
+from . import source
 
 if TYPE_CHECKING:
     from .ncu.report import NcuReport
@@ -72,6 +73,20 @@ class Profile(data_access.Profile):
 
             return NcuReport(path, con=self.con, alias=alias)
         return super().attach(path, alias)
+
+
+def open_nsys(path: str | Path) -> Profile:
+    """Open an Nsight Systems profile (.sqlite, .nsys-rep); Nsight Compute input is refused with the message every
+    nsys command gives."""
+    from .ncu import source as ncu_source
+
+    if getattr(path, "is_rank", False):  # a ProfileSet member: its file, restricted to its process
+        return path.open()
+    p = Path(path).expanduser()
+    source.check_regular_file(p, "an nsys SQLite export (`nsys export --type sqlite`) or a .nsys-rep file")
+    if ncu_source.is_ncu_input(p):
+        raise source.not_nsys_error(p)
+    return Profile(p)
 
 
 def open(path: str | Path) -> Profile | NcuReport:

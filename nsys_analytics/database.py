@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+import weakref
 from pathlib import Path
 
 import duckdb
@@ -30,6 +31,7 @@ def connect() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(config={
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
+        "allow_community_extensions": False,
         "allow_unsigned_extensions": True,
         # Spill large joins to the system's temp folder, not to `.tmp/` in the user's working directory.
         "temp_directory": str(Path(tempfile.gettempdir()) / "nsys-analytics-duckdb"),
@@ -37,7 +39,29 @@ def connect() -> duckdb.DuckDBPyConnection:
     con.execute(f"LOAD '{_sqlite_extension_path()}'")
     # DuckDB draws its progress bar on stdout, into tables and CSV; progress.py shows long work on stderr.
     con.execute("SET enable_progress_bar = false")
+    _open.add(con)
     return con
+
+
+_open: weakref.WeakSet = weakref.WeakSet()  # connections a Ctrl-C interrupts
+
+
+def interrupt_all() -> None:
+    """Interrupt the queries running on every open connection (from another thread, while the main one waits in a
+    query: interrupt() during the same connection's close() can deadlock)."""
+    for con in list(_open):
+        try:
+            con.interrupt()
+        except duckdb.Error:  # closed meanwhile
+            pass
+
+
+def close(con: duckdb.DuckDBPyConnection) -> None:
+    """Close a connection made by `connect()`. A query stopped by Ctrl-C can leave DuckDB's threads running it,
+    and close() would wait for them to finish: they are interrupted first."""
+    _open.discard(con)
+    con.interrupt()
+    con.close()
 
 
 def attach_sqlite(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:

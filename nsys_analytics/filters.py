@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from difflib import SequenceMatcher
 
 from .errors import UsageError
 
@@ -46,6 +47,22 @@ class KernelFilter:
 
     def params(self) -> dict:
         return asdict(self)
+
+
+def closest_first(pattern: str, names) -> list[str]:
+    """Range names ordered by likeness to `pattern` (the whole name or its text after the domain), then by name."""
+    names = sorted(set(names))
+    closeness = {n: max(SequenceMatcher(None, pattern.lower(), part.lower()).ratio()
+                        for part in (n, n.rpartition(":")[2])) for n in names}
+    return sorted(names, key=lambda n: -closeness[n])
+
+
+def unknown_range(pattern: str, names, limit: int = 10) -> UsageError:
+    """The error for a range name that names no range: the profile's range names, closest to `pattern` first."""
+    ranked = closest_first(pattern, names)
+    listed = ", ".join(repr(n) for n in ranked[:limit]) + (", ..." if len(ranked) > limit else "")
+    return UsageError(f"no NVTX range is named {pattern!r}; the profile's ranges, closest first: {listed} "
+                      "(`nsys-analytics nvtx` lists them all)")
 
 
 def parse_time_ns(text: str) -> int:

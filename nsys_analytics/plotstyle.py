@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import UsageError
+from .render import escape_controls
 
 WIDTH_IN = 11.0       # a wide figure (bars, one per profile or range); its height grows with the bars
 NARROW_IN = (7.0, 4.5)  # a line chart
@@ -66,11 +67,23 @@ def check_png(path: str | Path, option: str = "--plot") -> Path:
     return path
 
 
+def _escape_texts(fig) -> None:
+    """Kernel and range names in labels and legends with their control characters as escapes, as in every human
+    format (a font has no glyph for ESC, and matplotlib would warn with the raw character on stderr)."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        shown = text.get_text()
+        if shown != escape_controls(shown):
+            text.set_text(escape_controls(shown))
+
+
 def save(fig, path: str | Path, option: str = "--plot", dpi: int = DPI) -> Path:
     """Write `fig` to `path` (format from its suffix, PNG without one) through a temporary file in the same folder,
     then close the figure."""
     path = Path(path)
     plt = pyplot()
+    _escape_texts(fig)
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

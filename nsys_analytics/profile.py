@@ -6,17 +6,48 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from . import database, progress, schema_objects, source, sql_files
-from .errors import ProfileError, QueryError, UsageError
+from .errors import MissingDataError, ProfileError, QueryError, UsageError
+from .filters import unknown_range
 from .raw_schema import RAW_TABLES
 from .result import Result
 from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
 
+KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
+VALID_KERNEL = 'start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start'
+
+
+@dataclass(frozen=True)
+class BadRows:
+    """Kernel rows that no duration can come from, left out of every view and report (README: Bad input)."""
+
+    no_end: int = 0  # no start or no end
+    negative: int = 0  # ends before it starts
+    duplicates: int = 0  # repeats an earlier row exactly
+
+    @property
+    def total(self) -> int:
+        return self.no_end + self.negative + self.duplicates
+
+    def note(self) -> str | None:
+        """One line for users, like nsys' SKIPPED, or None when every row is sound."""
+        if not self.total:
+            return None
+        parts = [f"{n:,} {what}" for n, what in ((self.no_end, "without an end"),
+                                                 (self.negative, "ending before its start"),
+                                                 (self.duplicates, "repeating another row exactly")) if n]
+        rows = "row" if self.total == 1 else "rows"
+        return f"SKIPPED {self.total:,} kernel {rows} in every report: {', '.join(parts)}"
+
+
+_UNKNOWN_RANGE = re.compile(r"^Invalid Input Error: unknown NVTX range: (.*)$")
+_NO_RANGES = "Invalid Input Error: the profile has no NVTX ranges"
 _DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -35,6 +66,7 @@ class Profile:
         self.con = con if con is not None else database.connect()
         self.raw_columns = _raw_columns(self.sqlite_path)
         self._created: set[str] = set()  # views and table macros made so far (main profile: on first use)
+        self.bad_kernel_rows = BadRows()  # kernel rows the views leave out
         self._build(alias)
 
     # -- construction -------------------------------------------------------------------------
@@ -52,7 +84,10 @@ class Profile:
     def _create_views(self, catalog: str, raw: str) -> None:
         self.con.execute(f'CREATE SCHEMA "{catalog}".compat')
         for table, columns in RAW_TABLES.items():
-            self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {self._compat_select(raw, table, columns)}')
+            select = self._compat_select(raw, table, columns)
+            if table == KERNEL_TABLE:
+                select = self._valid_kernels(catalog, select)
+            self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {select}')
         for macro, args in SCALAR_MACROS.items():  # no table in them: every catalog gets its own
             body = sql_files.read("macros", macro).text
             self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS ({body})')
@@ -85,6 +120,30 @@ class Profile:
         else:
             self.con.execute(f"{create} VIEW memory.main.{name} AS {body}")
 
+    def _valid_kernels(self, catalog: str, select: str) -> str:
+        """The kernel table without the rows no duration can come from (no end, an end before the start, an exact
+        repeat), counted once per version of the file into `bad_kernel_rows`: every view and report reads kernels
+        through this one."""
+        self.con.execute(f'CREATE VIEW "{catalog}".compat._all_kernels AS {select}')
+        if KERNEL_TABLE in self.raw_columns:
+            counts = source.cached_json(self.sqlite_path, "kernel-checks", lambda: self._count_bad_kernels(catalog))
+            self.bad_kernel_rows = BadRows(**counts)
+        valid = f'SELECT * FROM "{catalog}".compat._all_kernels WHERE {VALID_KERNEL}'
+        if self.bad_kernel_rows.duplicates:
+            columns = ", ".join(f'"{c}"' for c in RAW_TABLES[KERNEL_TABLE] if c != "rowid")
+            valid += f" QUALIFY row_number() OVER (PARTITION BY {columns} ORDER BY rowid) = 1"
+        return valid
+
+    def _count_bad_kernels(self, catalog: str) -> dict[str, int]:
+        def run(name: str) -> tuple:
+            check = sql_files.read("checks", name).text.replace("compat.", f'"{catalog}".compat.')
+            return self.con.execute(check).fetchone()
+
+        with progress.showing(f"checking the kernel rows of {self.path.name} (once)"):
+            no_end, negative, candidates = run("bad_kernel_rows")
+            (duplicates,) = run("kernel_repeats") if candidates else (0,)
+        return {"no_end": no_end, "negative": negative, "duplicates": duplicates}
+
     def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
         present = self.raw_columns.get(table)
         cols = []
@@ -114,7 +173,17 @@ class Profile:
         message = _first_line(e)
         if any(s in message for s in _DAMAGE):
             return ProfileError(f"{self.sqlite_path}: is corrupt ({message}); copy it again or re-export it")
+        unknown = _UNKNOWN_RANGE.match(message)
+        if unknown:  # raised by kernels_in_range
+            return unknown_range(unknown.group(1), self.range_names())
+        if message.endswith(_NO_RANGES):
+            return MissingDataError(f"{self.path}: has no NVTX ranges; annotate the code with NVTX ranges and "
+                                    "profile with `nsys profile --trace=cuda,nvtx`")
         return QueryError(f"SQL error: {message}")
+
+    def range_names(self) -> list[str]:
+        """The names of the profile's NVTX ranges as nsys prints them (':forward', 'train_loop:step_0')."""
+        return [name for (name,) in self.sql("SELECT DISTINCT name FROM _nvtx_ranges ORDER BY name").rows]
 
     def df(self, query: str, params: dict[str, Any] | None = None):
         """Like `sql()`, as a pandas DataFrame."""
@@ -136,7 +205,7 @@ class Profile:
         return type(self)(path, con=self.con, alias=alias)
 
     def close(self) -> None:
-        self.con.close()
+        database.close(self.con)
 
     def __enter__(self) -> "Profile":
         return self

@@ -9,7 +9,25 @@ import math
 import re
 
 FORMATS = ("table", "csv", "json", "markdown")
+MACHINE_FORMATS = ("csv", "json")  # exact bytes; every other format is for people and escapes control characters
 NAME_WIDTH = 128  # long kernel names are shortened to this many characters, in the table format only
+
+# Kernel, range and file names are anyone's strings: on a terminal ESC, BEL or CR would move the cursor, recolour,
+# retitle or hide text, and bidirectional overrides reorder it. Human formats show them as escapes (\x1b, \u202e).
+_CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), 0x200E, 0x200F, *range(0x202A, 0x202F),
+             *range(0x2066, 0x206A)]
+_ESCAPES = {cp: (f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}") for cp in _CONTROLS}
+_ESCAPES_KEEP_LINES = {cp: e for cp, e in _ESCAPES.items() if cp != 0x0A}
+
+
+def escape_controls(text: str, keep_newlines: bool = False) -> str:
+    """`text` with control characters shown as escapes (`\\x1b`), for output that a terminal interprets."""
+    return text.translate(_ESCAPES_KEEP_LINES if keep_newlines else _ESCAPES)
+
+
+def for_people(text: str, fmt: str) -> str:
+    """Rendered output as it may reach a terminal: control characters escaped except in CSV and JSON."""
+    return text if fmt in MACHINE_FORMATS else escape_controls(text, keep_newlines=True)
 
 
 def render(result, fmt: str = "table") -> str:
@@ -24,8 +42,15 @@ def render(result, fmt: str = "table") -> str:
 
 def to_csv(result) -> str:
     """CSV as nsys writes it: one decimal on fractional columns, integers as they are."""
+    text = _csv_text(result, csv.QUOTE_MINIMAL)
+    # With "\n" as line end the csv module quotes a field with a "\n" but not one with a lone "\r", which readers
+    # take for a line end: a name with one quotes every field (rare; checked once on the whole text).
+    return text if "\r" not in text else _csv_text(result, csv.QUOTE_NONNUMERIC)
+
+
+def _csv_text(result, quoting: int) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\n", quoting=quoting)
     writer.writerow(result.display_headers)
     # The csv module writes None as '' and other values with str(); only floats need their one decimal. A
     # comprehension per row, not a call per cell: a trace can have millions of rows.
@@ -39,30 +64,31 @@ def to_json(result) -> str:
 
 
 def to_markdown(result) -> str:
-    headers = result.display_headers
+    headers = [escape_controls(h) for h in result.display_headers]
     numeric = _numeric_columns(result)
     lines = ["| " + " | ".join(headers) + " |"]
     lines.append("|" + "|".join("---:" if numeric[i] else "---" for i in range(len(headers))) + "|")
     for row in result.rows:
-        cells = [_pretty(v).replace("|", "\\|") for v in row]
+        cells = [escape_controls(_pretty(v)).replace("|", "\\|") for v in row]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines + [""] + [f"_{n}_" for n in result.notes]) + "\n"
+    return "\n".join(lines + [""] + [f"_{escape_controls(n)}_" for n in result.notes]) + "\n"
 
 
 def to_table(result) -> str:
     """An aligned table like nsys' console output: numbers right-aligned with thousands separators."""
-    headers = result.display_headers
+    headers = [escape_controls(h) for h in result.display_headers]
+    notes = [escape_controls(n, keep_newlines=True) for n in result.notes]
     if not result.rows:
-        return "(no rows)\n" + "".join(f"{n}\n" for n in result.notes)
+        return "(no rows)\n" + "".join(f"{n}\n" for n in notes)
     numeric = _numeric_columns(result)
-    texts = [shorten_names({_plain(row[i]) for row in result.rows}) if not numeric[i] else {}
+    texts = [shorten_names({_text(row[i]) for row in result.rows}) if not numeric[i] else {}
              for i in range(len(headers))]
-    cells = [[_pretty(v) if numeric[i] else texts[i][_plain(v)] for i, v in enumerate(row)] for row in result.rows]
+    cells = [[_pretty(v) if numeric[i] else texts[i][_text(v)] for i, v in enumerate(row)] for row in result.rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
     lines = [_line(headers, widths, [False] * len(headers)), "  ".join("-" * w for w in widths)]
     lines += [_line(r, widths, numeric) for r in cells]
     text = "\n".join(line.rstrip() for line in lines) + "\n"
-    return text + "".join(f"\n{n}" for n in result.notes) + ("\n" if result.notes else "")
+    return text + "".join(f"\n{n}" for n in notes) + ("\n" if notes else "")
 
 
 def _line(cells, widths, right) -> str:
@@ -83,6 +109,11 @@ def _plain(v) -> str:
     if isinstance(v, float):
         return f"{v:.1f}" if math.isfinite(v) else str(v)
     return str(v)
+
+
+def _text(v) -> str:
+    """A text cell as a terminal may show it."""
+    return escape_controls(_plain(v))
 
 
 def _pretty(v) -> str:

@@ -5,11 +5,17 @@ Every failure raises ProfileError with a one-line message: the file, what is wro
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import json
 import os
+import re
 import shutil
 import sqlite3
+import stat
 import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import progress
@@ -23,33 +29,77 @@ NSYS_MARKER_TABLES = ("StringIds", "TARGET_INFO_GPU", "ThreadNames", "ProcessStr
 
 
 def resolve(path: str | os.PathLike) -> Path:
-    """Return the SQLite export to read for `path` (an export, or a report exported once and cached)."""
+    """Return the SQLite file to read for `path`: the export itself, a copy of a WAL-mode export, or the export of
+    a report (made once, in the cache folder). Nothing is ever written beside `path`."""
     p = Path(path).expanduser()
-    _check_exists(p)
+    check_regular_file(p, "an nsys SQLite export (`nsys export --type sqlite`) or a .nsys-rep file")
+    _inputs.append(p)
     if p.suffix == ".ncu-rep":
-        raise ProfileError(
-            f"{p}: is an Nsight Compute report, not an Nsight Systems export; "
-            "pass an nsys `.sqlite` export or `.nsys-rep` report (for ncu reports: `nsys-analytics ncu` or `sql`)"
-        )
-    if p.suffix in REPORT_SUFFIXES:
-        return _exported_report(p)
-    check_sqlite_file(p)
-    return p
+        raise not_nsys_error(p)
+    read = _exported_report(p) if p.suffix in REPORT_SUFFIXES else readable_export(p)
+    _inputs.append(read)
+    return read
 
 
-def _check_exists(p: Path) -> None:
-    if not p.exists():
-        raise ProfileError(f"{p}: no such file; check the path")
-    if p.is_dir():
-        raise ProfileError(
-            f"{p}: is a directory; pass an nsys SQLite export (`nsys export --type sqlite`) or a .nsys-rep file"
-        )
+def not_nsys_error(p: Path) -> ProfileError:
+    """What every nsys command says when given Nsight Compute input (a report, or its raw-page CSV)."""
+    what = "a CSV file" if p.suffix == ".csv" else "an Nsight Compute report"
+    return ProfileError(
+        f"{p}: is {what}, not an Nsight Systems export; pass an nsys `.sqlite` export or `.nsys-rep` report "
+        "(for Nsight Compute reports: `nsys-analytics ncu` or `nsys-analytics sql`)"
+    )
+
+
+def check_regular_file(p: Path, what: str) -> os.stat_result:
+    """The file's stat after checking that it is a readable regular file; it is never opened here, so a named pipe
+    or a device cannot hang or feed us. `what` completes "pass ..." in the messages."""
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise ProfileError(f"{p}: is a symlink loop (its links lead back to themselves); pass the file itself") from None
+        if p.is_symlink():
+            raise ProfileError(f"{p}: is a symbolic link to {os.readlink(p)}, which does not exist; "
+                               "fix the link or pass the file itself") from None
+        if e.errno == errno.ENOENT:
+            raise ProfileError(f"{p}: no such file; check the path") from None
+        if e.errno == errno.EACCES:
+            raise ProfileError(f"{p}: permission denied; make the file readable (chmod +r) or copy it") from None
+        raise ProfileError(f"{p}: cannot be read ({e.strerror}); check the path") from None
+    kind = _NOT_A_FILE.get(stat.S_IFMT(st.st_mode))
+    if kind:
+        raise ProfileError(f"{p}: is {kind}, not a file; pass {what}")
     if not os.access(p, os.R_OK):
         raise ProfileError(f"{p}: permission denied; make the file readable (chmod +r) or copy it")
+    return st
 
 
-def check_sqlite_file(p: Path) -> None:
-    """Check the SQLite header, size and tables without modifying the file."""
+_NOT_A_FILE = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a named pipe (FIFO), which can be read only once and a profile is read many times over",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def inputs() -> list[Path]:
+    """Every profile path this process has opened (the path given, and the file read for it)."""
+    return list(_inputs)
+
+
+_inputs: list[Path] = []
+
+
+def readable_export(p: Path) -> Path:
+    """`p` after checking it (check_sqlite_file), or, for a WAL-mode export, a copy in the cache folder: SQLite
+    opens a WAL database only with -wal and -shm files beside it, which must not appear beside a user's file."""
+    header = check_sqlite_file(p)
+    return _wal_copy(p) if header[18:20] == b"\x02\x02" else p
+
+
+def check_sqlite_file(p: Path) -> bytes:
+    """Check the SQLite header, size and tables without modifying the file; return the 100-byte header."""
     size = p.stat().st_size
     if size == 0:
         raise ProfileError(f"{p}: is empty (0 bytes); re-run `nsys export --type sqlite` on the report")
@@ -57,8 +107,9 @@ def check_sqlite_file(p: Path) -> None:
         header = f.read(100)
     if not header.startswith(SQLITE_MAGIC):
         raise ProfileError(f"{p}: {_describe_foreign(header)}")
-    if _journal_exists(p):
-        raise ProfileError(f"{p}: is being written (a -journal/-wal file is next to it); wait for nsys to finish")
+    if _being_written(p):
+        raise ProfileError(f"{p}: is being written (a -journal/-wal file with changes is next to it); wait for the "
+                           "writer to finish, or copy the file once it has")
     expected = _expected_size(header)
     if expected and size < expected:
         raise ProfileError(
@@ -70,6 +121,7 @@ def check_sqlite_file(p: Path) -> None:
             f"{p}: is an SQLite database but not an Nsight Systems export (no StringIds or CUPTI/NVTX tables); "
             f"{EXPORT_HINT}"
         )
+    return header
 
 
 def _describe_foreign(header: bytes) -> str:
@@ -80,8 +132,13 @@ def _describe_foreign(header: bytes) -> str:
     return f"is not an SQLite file; pass an nsys SQLite export or a .nsys-rep report ({EXPORT_HINT})"
 
 
-def _journal_exists(p: Path) -> bool:
-    return any(Path(f"{p}{suffix}").exists() for suffix in ("-journal", "-wal"))
+def _being_written(p: Path) -> bool:
+    """A rollback journal, or a write-ahead log with frames in it, beside the file: a writer is at work (or died),
+    and the file alone is not the whole database. An empty -wal (and its -shm) is what a reader of a WAL-mode
+    file leaves: the file is whole."""
+    journal = Path(f"{p}-journal")
+    wal = Path(f"{p}-wal")
+    return journal.exists() or (wal.exists() and wal.stat().st_size > 0)
 
 
 def _expected_size(header: bytes) -> int:
@@ -114,27 +171,159 @@ def list_tables(p: Path) -> set[str]:
 
 
 def _exported_report(rep: Path) -> Path:
-    """Export an .nsys-rep once with the nsys CLI; reuse the export while it is newer than the report."""
-    for candidate in (rep.with_suffix(".sqlite"), _cache_path(rep)):
-        if candidate.exists() and candidate.stat().st_mtime >= rep.stat().st_mtime:
-            check_sqlite_file(candidate)
-            return candidate
+    """An .nsys-rep as SQLite: the user's own export beside it while newer than the report, else an export made
+    once with the nsys CLI into the cache folder (reused while the report is unchanged). `--reexport` asks for a
+    fresh export; it too goes to the cache folder: a user's file is never replaced or deleted."""
+    beside = rep.with_suffix(".sqlite")
+    target = cache_file(rep, "exports", ".sqlite")
+    fresh = _reexport and str(target) not in _reexported
+    if not fresh:
+        if beside.is_file() and beside.stat().st_mtime >= rep.stat().st_mtime:
+            return readable_export(beside)
+        if target.is_file():
+            return readable_export(target)
     nsys = shutil.which("nsys")
     if nsys is None:
         raise ProfileError(f"{rep}: reading a report needs the `nsys` CLI on PATH; or {EXPORT_HINT}")
-    target = rep.with_suffix(".sqlite") if os.access(rep.parent, os.W_OK) else _cache_path(rep)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", str(target), str(rep)]
-    with progress.showing(f"exporting {rep.name} with nsys (once)"):
-        done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0 or not target.exists():
-        last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise ProfileError(f"{rep}: `nsys export` failed ({last[0]}); {EXPORT_HINT} and pass the .sqlite")
-    check_sqlite_file(target)
+    with _temporary_beside(target) as partial:
+        cmd = [nsys, "export", "--type", "sqlite", "--output", str(partial), str(rep)]
+        with progress.showing(f"exporting {rep.name} with nsys (once)"):
+            done = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+        if done.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
+            raise _export_error(rep, nsys, done)
+        check_sqlite_file(partial)
+        os.replace(partial, target)
+    _reexported.add(str(target))
+    return readable_export(target)
+
+
+_reexport = False
+_reexported: set[str] = set()
+
+
+def reexport_reports(on: bool = True) -> None:
+    """Export every .nsys-rep opened from now on afresh, once per process (the CLI's --reexport)."""
+    global _reexport
+    _reexport = on
+    _reexported.clear()
+
+
+def _export_error(rep: Path, nsys: str, done: subprocess.CompletedProcess) -> ProfileError:
+    said = ((done.stderr or "") + (done.stdout or "")).strip().splitlines()
+    last = said[-1] if said else f"exit code {done.returncode}"
+    written, installed = report_writer_version(rep), installed_nsys_version(nsys)
+    newer = written and installed and _version_key(written) > _version_key(installed)
+    if newer or (not written and "version" in last.lower()):
+        made_by = f"nsys {written}" if written else "a newer nsys"
+        return ProfileError(
+            f"{rep}: was written by {made_by}, newer than the installed {installed or 'nsys'} ({last}); export it "
+            f"where that version is installed (`nsys export --type sqlite {rep.name}`) and pass the .sqlite"
+        )
+    return ProfileError(f"{rep}: `nsys export` failed ({last}); {EXPORT_HINT} and pass the .sqlite")
+
+
+_REPORT_HEADER = re.compile(rb"^NVIDIA Tegra Profiler Report (\d+)\.")
+
+
+def report_writer_version(rep: Path) -> str | None:
+    """The nsys version that wrote an .nsys-rep ("2025.3.1"), or None where the file does not say.
+
+    The report starts with "NVIDIA Tegra Profiler Report <N>." and, near its end, holds the writer's version string
+    followed by the same <N> ("2025.3.1.0" ":" <len> "36398880"); read only the head and the last MiB."""
+    with open(rep, "rb") as f:
+        head = f.read(64)
+        match = _REPORT_HEADER.match(head)
+        if not match:
+            return None
+        f.seek(max(0, os.fstat(f.fileno()).st_size - (1 << 20)))
+        tail = f.read()
+    found = re.findall(rb"(\d{4}\.\d+(?:\.\d+){0,2})[\x00-\xff]{1,3}" + match.group(1), tail)
+    return ".".join(found[-1].decode().split(".")[:3]) if found else None
+
+
+def installed_nsys_version(nsys: str) -> str | None:
+    """The version of the nsys CLI at `nsys` ("2022.4.2"), from `nsys --version`."""
+    try:
+        out = subprocess.run([nsys, "--version"], capture_output=True, text=True, timeout=60, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"(\d{4}\.\d+(?:\.\d+)?)", out)
+    return found.group(1) if found else None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def _wal_copy(p: Path) -> Path:
+    """A copy of a WAL-mode export in the cache folder, marked as a rollback-journal database (header bytes 18-19),
+    so that reading it creates no -wal/-shm there either. Made once per version of the file."""
+    target = cache_file(p, "wal-copies", ".sqlite")
+    if target.is_file():
+        return target
+    with _temporary_beside(target) as partial:
+        with progress.showing(f"copying WAL-mode {p.name} to the cache folder (once)"):
+            shutil.copyfile(p, partial)
+        with open(partial, "r+b") as f:
+            f.seek(18)
+            f.write(b"\x01\x01")
+        os.replace(partial, target)
     return target
 
 
-def _cache_path(rep: Path) -> Path:
-    root = Path(os.environ.get("NSYS_ANALYTICS_CACHE", Path.home() / ".cache" / "nsys-analytics"))
-    digest = hashlib.sha1(str(rep.resolve()).encode()).hexdigest()[:16]
-    return root / f"{rep.stem}-{digest}.sqlite"
+def cache_dir() -> Path:
+    """The cache folder (not created): `$NSYS_ANALYTICS_CACHE`, else `~/.cache/nsys-analytics`."""
+    env = os.environ.get("NSYS_ANALYTICS_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "nsys-analytics"
+
+
+def cache_file(source: Path, kind: str, suffix: str) -> Path:
+    """The cache folder's file of `kind` for one version of `source`: keyed by its absolute path, size and
+    modification time, so that a changed file gets a new one."""
+    st = source.stat()
+    identity = f"{source.resolve()}\0{st.st_size}\0{st.st_mtime_ns}"
+    digest = hashlib.sha1(identity.encode()).hexdigest()[:16]
+    return cache_dir() / kind / f"{source.stem}-{digest}{suffix}"
+
+
+def cached_json(source: Path, kind: str, compute: Callable[[], dict]) -> dict:
+    """`compute()` for one version of `source`, kept in the cache folder as JSON and read from there next time. A
+    cache folder that cannot be written costs only the computation."""
+    target = cache_file(source, kind, ".json")
+    try:
+        return json.loads(target.read_text())
+    except (OSError, ValueError):
+        pass
+    value = compute()
+    try:
+        with _temporary_beside(target) as partial:
+            partial.write_text(json.dumps(value))
+            os.replace(partial, target)
+    except (OSError, ProfileError):
+        pass
+    return value
+
+
+@contextmanager
+def _temporary_beside(target: Path) -> Iterator[Path]:
+    """A temporary name in `target`'s folder (created), removed unless the block renamed it into place."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ProfileError(f"{target.parent}: the cache folder cannot be created ({e.strerror}); set "
+                           "NSYS_ANALYTICS_CACHE to a writable folder") from None
+    partial = target.with_name(f".{target.stem}.{os.getpid()}.partial{target.suffix}")
+    _partials.add(partial)
+    try:
+        yield partial
+    finally:
+        partial.unlink(missing_ok=True)
+        _partials.discard(partial)
+
+
+_partials: set[Path] = set()
+
+
+def partial_files() -> list[Path]:
+    """The temporary files in the cache folder being written now (removed if the process must end at once)."""
+    return list(_partials)

@@ -90,3 +90,11 @@ def read_csv(path: Path) -> list[list[str]]:
 @pytest.fixture(scope="session")
 def fixture_path():
     return lambda name: PROFILES / f"{name}.sqlite"
+
+
+@pytest.fixture(autouse=True)
+def cache_folder(tmp_path_factory, monkeypatch):
+    """Each test gets its own empty cache folder: none writes to ~/.cache or sees another's exports."""
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(folder))
+    return folder

@@ -390,7 +390,7 @@ def test_by_range_formats_and_plot(tmp_path):
 
 def test_by_range_errors():
     unknown = run("breakdown", GOOD, "--by", "range", "--range-names", "nope")
-    assert unknown.exit_code == 2 and "no NVTX range named 'nope'" in unknown.output
+    assert unknown.exit_code == 2 and "no NVTX range is named 'nope'" in unknown.output
     two = run("breakdown", GOOD, GOOD, "--by", "range")
     assert two.exit_code == 2 and "one profile" in two.output
     no_nvtx = run("breakdown", PROFILES / "no_nvtx.sqlite", "--by", "range")

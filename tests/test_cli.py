@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import stat
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -152,4 +153,5 @@ cp {PROFILES / 'no_nvtx.sqlite'} "$out"
     second = run("kernels", str(rep), "--format", "csv")
     assert first == second == run("kernels", str(PROFILES / "no_nvtx.sqlite"), "--format", "csv")
     assert calls.read_text().count("export --type sqlite") == 1
-    assert (tmp_path / "run.sqlite").exists()
+    assert not (tmp_path / "run.sqlite").exists()  # the export lives in the cache folder, never beside the report
+    assert len(list(Path(os.environ["NSYS_ANALYTICS_CACHE"]).rglob("run-*.sqlite"))) == 1

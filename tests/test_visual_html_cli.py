@@ -22,7 +22,7 @@ def run(*args):
     ([], "give at least one profile"),
     (["--train", TRAIN], "--train needs --forward"),
     ([TRAIN, "-o", "report.txt"], "ending in .html"),
-    ([TRAIN, "-o", TRAIN], "give a file name ending in .html"),
+    ([TRAIN, "-o", TRAIN], "is an input"),  # refused before its suffix is looked at
 ])
 def test_bad_input_exits_2(tmp_path, args, message):
     args = list(args) if "-o" in args else [*args, "-o", tmp_path / "r.html"]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import MissingDataError, UsageError
+from ..filters import closest_first
 
 if TYPE_CHECKING:
     from ..profile import Profile
@@ -70,9 +71,9 @@ def matches(names: dict[str, int], pattern: str) -> int:
     return sum(hits.values())
 
 
-def known_ranges(names: dict[str, int], limit: int = 12) -> str:
-    """The profile's range names for an error message."""
-    full = sorted(k for k in names if ":" in k)
+def known_ranges(names: dict[str, int], near: str, limit: int = 12) -> str:
+    """The profile's range names for an error message, closest to `near` first."""
+    full = closest_first(near, [k for k in names if ":" in k])
     return ", ".join(full[:limit]) + (" ..." if len(full) > limit else "") if full else "none"
 
 

@@ -123,15 +123,17 @@ def _check_ranges(profile: Profile, names: dict[str, int], ranges: AttentionRang
     missing."""
     if not matches(names, ranges.attention):
         raise MissingDataError(
-            f"{profile.path}: no NVTX range named {ranges.attention!r} (ranges: {known_ranges(names)}); name "
-            "yours with --attention-range, or wrap the attention call in `nvtx.annotate(\"scaled_dot_product_"
-            "attention\")` and profile with `nsys profile --trace=cuda,nvtx`")
+            f"{profile.path}: no NVTX range named {ranges.attention!r} "
+            f"(ranges: {known_ranges(names, ranges.attention)}); name yours with --attention-range, or wrap the "
+            "attention call in `nvtx.annotate(\"scaled_dot_product_attention\")` and profile with "
+            "`nsys profile --trace=cuda,nvtx`")
     missing = [p for p in ("scores", "softmax", "output") if not matches(names, getattr(ranges, p))]
     if missing and len(missing) < 3:
         listed = ", ".join(f"{getattr(ranges, p)!r} ({ranges.flag_of(p)})" for p in missing)
         raise MissingDataError(
-            f"{profile.path}: no NVTX sub-range named {listed} (ranges: {known_ranges(names)}); name yours "
-            "with those options, or annotate each piece of attention with its own NVTX range")
+            f"{profile.path}: no NVTX sub-range named {listed} "
+            f"(ranges: {known_ranges(names, getattr(ranges, missing[0]))}); name yours with those options, or "
+            "annotate each piece of attention with its own NVTX range")
     return len(missing) == 3
 
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from .. import sql_files
 from ..categories.rules import RuleSet
-from ..errors import MissingDataError, UsageError
-from ..filters import KernelFilter
+from ..errors import MissingDataError
+from ..filters import KernelFilter, unknown_range
 from ..categories.data import NameTime, create_ops_view, query_name_times
 from ..nvtx.report import require_ranges
 
@@ -45,8 +45,7 @@ def check_ranges(spans: list[Span], names: list[str]) -> list[str]:
     known = {s.range for s in spans}
     missing = [n for n in names if n not in known]
     if missing:
-        shown = ", ".join(sorted(known)[:20]) + (" ..." if len(known) > 20 else "")
-        raise UsageError(f"no NVTX range named {', '.join(map(repr, missing))}; ranges: {shown}")
+        raise unknown_range(missing[0], known)
     return list(dict.fromkeys(names))
 
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..filters import ATTRIBUTIONS
 from ..textreport_render import REPORT_FORMATS, render_text_report
 from ..attention.report import (
@@ -18,6 +17,8 @@ from ..attention.report import (
 )
 from ..attention.flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
 from .options import PROFILE_ARG
+from .outputs import deliver
+from .profiles import open_profile
 
 _DEFAULTS = AttentionRanges()
 _OPTIONS = [
@@ -75,12 +76,8 @@ def format_option(f):
                         help="Output format.")(f)
 
 
-def write(text: str, output: Path | None) -> None:
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        output.write_text(text)
-        click.echo(f"wrote {output}", err=True)
+def write(text: str, output: Path | None, fmt: str = "text") -> None:
+    deliver(text, fmt, output)
 
 
 @click.command("attention")
@@ -104,4 +101,4 @@ def command(profile, fmt, output, **kwargs):
     options = options_from(kwargs)
     with open_profile(profile) as p:
         analysis = analyze_attention(p, options)
-    write(render_text_report(attention_text_report(analysis), fmt), output)
+    write(render_text_report(attention_text_report(analysis), fmt), output, fmt)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..categories.rules import load_rules
 from ..errors import UsageError
 from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
@@ -17,6 +16,8 @@ from ..render import PARQUET, write_parquet
 from ..visual.outputs import check_parquet_output
 from .classify_cmd import RULES_OPTION
 from .options import kernel_filter_options, output_options
+from .outputs import deliver
+from .profiles import open_profile
 
 
 @click.command("breakdown")
@@ -69,7 +70,7 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_fil
     if fmt == PARQUET:
         _write_parquet(report, check_parquet_output(output, profiles))
     else:
-        _write(render_report(report, fmt), output)
+        deliver(render_report(report, fmt), fmt, output)
     if plot is not None:
         click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)
 
@@ -80,11 +81,3 @@ def _write_parquet(report, output: Path) -> None:
         path = output.with_name(f"{output.name.removesuffix('.parquet')}.{section.key}.parquet")
         write_parquet(section.result, path)
         click.echo(f"wrote {len(section.result.rows)} rows to {path}", err=True)
-
-
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        output.write_text(text)
-        click.echo(f"wrote {output}", err=True)

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..categories.rules import load_rules
 from ..categories.classify import classify_kernels
 from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
+from .profiles import open_profile
 
 RULES_OPTION = click.option(
     "--rules", "rules_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
-from .. import open as open_profile
 from ..diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
 from ..diagnose.findings import rank
 from ..diagnose.render import FORMATS, render_report
 from ..filters import parse_time_ns
 from .options import PROFILE_ARG
+from .outputs import deliver
+from .profiles import open_profile
 
 EXIT_FINDINGS = 4
 
@@ -61,11 +62,7 @@ def command(profile, rules, start, end, range_name, rows, gap_ms, threshold_pct,
     with open_profile(profile) as p:
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name)
     text = render_report(report, fmt)
-    if output:
-        with open(output, "w") as f:
-            f.write(text)
-    else:
-        click.echo(text, nl=False)
+    deliver(text, fmt, output)
     worst = report.worst_severity()
     if fail_on and worst and rank(worst) >= rank(fail_on):
         raise click.exceptions.Exit(EXIT_FINDINGS)

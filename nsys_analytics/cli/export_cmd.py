@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..categories import load_rules
 from ..errors import UsageError
 from ..visual.outputs import atomic_path, check_not_input
@@ -15,6 +14,7 @@ from ..visual.perfetto import TraceWriter
 from ..visual.window import resolve
 from .classify_cmd import RULES_OPTION
 from .options import window_options
+from .profiles import open_profile
 
 
 @click.command("export")

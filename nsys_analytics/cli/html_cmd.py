@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..assignment.report import ReportOptions, build_report
 from ..categories import load_rules
 from ..errors import UsageError
@@ -16,6 +15,7 @@ from ..visual.html_render import render_page
 from ..visual.outputs import atomic_path, check_not_input
 from .attention_cmd import attention_options, options_from
 from .classify_cmd import RULES_OPTION
+from .profiles import open_profile
 
 
 @click.command("html")

@@ -6,10 +6,11 @@ import json
 
 import click
 
-from .. import open as open_profile
 from ..info.report import info_rows, info_text, profile_info
 from ..result import Result
 from .options import PROFILE_ARG, emit, output_options
+from .outputs import deliver
+from .profiles import open_profile
 
 
 @click.command("info")
@@ -33,7 +34,4 @@ def command(profile, fmt, output):
         columns, rows = info_rows(info)
         emit(Result(columns, rows), fmt, output, [profile])
         return
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        output.write_text(text)
+    deliver(text, fmt, output)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from .. import open as open_profile
 from ..kernels.report import kernel_summary
 from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
+from .profiles import open_profile
 
 
 @click.command("kernels")

@@ -7,8 +7,10 @@ import sys
 
 import click
 
-from .. import progress
+from .. import progress, source
 from ..errors import EXIT_DATA_ERROR, NsysAnalyticsError
+from ..render import escape_controls
+from . import interrupts, outputs
 
 EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
@@ -51,17 +53,12 @@ class ErrorHandlingGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in COMMANDS:
             return None
-        return importlib.import_module(f"{__package__}.{COMMANDS[name]}").command
+        return outputs.guarded(importlib.import_module(f"{__package__}.{COMMANDS[name]}").command)
 
     def invoke(self, ctx: click.Context):
         debug = ctx.params.get("debug") or "--debug" in sys.argv
         try:
             return super().invoke(ctx)
-        except NsysAnalyticsError as e:
-            if debug:
-                raise
-            click.secho(f"Error: {e}", fg="red", err=True)
-            ctx.exit(e.exit_code)
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             ctx.exit(EXIT_INTERRUPTED)
@@ -70,18 +67,28 @@ class ErrorHandlingGroup(click.Group):
             ctx.exit(0)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
-        except Exception as e:  # a bug: still one line, with the way to learn more
+        except Exception as e:
+            if interrupts.requested():  # whatever a query raises when Ctrl-C interrupted it
+                click.echo("Interrupted.", err=True)
+                ctx.exit(EXIT_INTERRUPTED)
             if debug:
                 raise
-            click.secho(f"Error: internal error: {type(e).__name__}: {e} (re-run with --debug)", fg="red",
-                        err=True)
+            if isinstance(e, NsysAnalyticsError):
+                click.secho(f"Error: {escape_controls(str(e))}", fg="red", err=True)
+                ctx.exit(e.exit_code)
+            # a bug: still one line, with the way to learn more
+            message = escape_controls(f"{type(e).__name__}: {e}")
+            click.secho(f"Error: internal error: {message} (re-run with --debug)", fg="red", err=True)
             ctx.exit(EXIT_INTERNAL_ERROR)
 
 
 @click.group(cls=ErrorHandlingGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
+@click.option("--reexport", is_flag=True,
+              help="Export .nsys-rep reports afresh with nsys, into the cache folder (your own exports beside a "
+                   "report are never replaced).")
 @click.version_option(package_name="nsys-analytics")
-def cli(debug: bool) -> None:
+def cli(debug: bool, reexport: bool) -> None:
     """Answers from NVIDIA Nsight Systems profiles (.sqlite exports, .nsys-rep reports).
 
     \b
@@ -92,14 +99,19 @@ def cli(debug: bool) -> None:
       nsys-analytics schema kernels
 
     Exit codes: 0 success, 1 bad or incomplete profile, 2 usage error, 3 internal error,
-    4 `diagnose --fail-on` met a finding that severe, or `runs gate` a regression.
+    4 `diagnose --fail-on` met a finding that severe, or `runs gate` a regression, 130 interrupted (Ctrl-C).
     """
+    source.reexport_reports(reexport)
 
 
 def main() -> None:
-    progress.enable(sys.stderr)  # elapsed time of long work, on a terminal only
     try:
+        progress.enable(sys.stderr)  # elapsed time of long work, on a terminal only
+        interrupts.install()
         cli(prog_name="nsys-analytics")
     except NsysAnalyticsError as e:  # raised while parsing options (e.g. a bad --start)
-        click.secho(f"Error: {e}", fg="red", err=True)
+        click.secho(f"Error: {escape_controls(str(e))}", fg="red", err=True)
         sys.exit(e.exit_code if e.exit_code else EXIT_DATA_ERROR)
+    except KeyboardInterrupt:  # before or after a command ran (e.g. while importing)
+        click.echo("Interrupted.", err=True)
+        sys.exit(EXIT_INTERRUPTED)

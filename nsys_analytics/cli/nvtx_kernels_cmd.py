@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from .. import open as open_profile
 from ..filters import NAME_KINDS
 from ..nvtx.report import nvtx_kernel_summary, nvtx_range_instances
 from .options import PROFILE_ARG, attribution_options, emit, output_options
+from .profiles import open_profile
 
 
 @click.command("nvtx-kernels")

@@ -11,6 +11,7 @@ from ..filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
 from ..render import FORMATS, PARQUET, render, write_parquet
 from ..visual.outputs import check_parquet_output
 from . import many
+from .outputs import deliver
 
 # PROFILES...: one profile as always, or several (files, globs, a folder) read as ranks (cli/many.py).
 PROFILE_ARG = many.profiles_argument()
@@ -36,12 +37,7 @@ def emit(result, fmt: str, output: Path | None, inputs=()) -> None:
         write_parquet(result, check_parquet_output(output, inputs))
         click.echo(f"wrote {len(result.rows)} rows to {output}", err=True)
         return
-    text = render(result, fmt)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        output.write_text(text)
-        click.echo(f"wrote {len(result.rows)} rows to {output}", err=True)
+    deliver(render(result, fmt), fmt, output, f"{len(result.rows)} rows")
 
 
 def attribution_options(f):

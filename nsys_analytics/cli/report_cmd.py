@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..assignment.report import ReportOptions, build_report
 from ..textreport_render import render_text_report
 from .attention_cmd import attention_options, format_option, options_from, write
+from .profiles import open_profile
 
 
 @click.command("report")
@@ -45,4 +45,4 @@ def command(forward_path, train_path, timeit, forward_range, step_range, top, fm
         forward = stack.enter_context(open_profile(forward_path))
         train = stack.enter_context(open_profile(train_path)) if train_path else None
         report = build_report(forward, train, options)
-    write(render_text_report(report, fmt), output)
+    write(render_text_report(report, fmt), output, fmt)

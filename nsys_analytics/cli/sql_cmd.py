@@ -6,9 +6,10 @@ import sys
 
 import click
 
-from .. import open as open_profile
+from .. import sql_guard
 from ..errors import UsageError
 from .options import SINGLE_PROFILE_ARG, emit, output_options
+from .profiles import open_any as open_profile
 
 
 @click.command("sql")
@@ -23,7 +24,9 @@ from .options import SINGLE_PROFILE_ARG, emit, output_options
 def command(profile, query, query_file, params, attachments, fmt, output):
     """Run SQL over the normalized views (see `nsys-analytics schema`).
 
-    The raw nsys tables stay reachable as raw.<TABLE> (e.g. raw.CUPTI_ACTIVITY_KIND_KERNEL).
+    The raw nsys tables stay reachable as raw.<TABLE> (e.g. raw.CUPTI_ACTIVITY_KIND_KERNEL). Statements are
+    read-only: SELECT (WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN) over the profiles and files you name (read_csv,
+    read_parquet); nothing that writes, attaches, installs, loads or changes a setting.
 
     \b
     Examples:
@@ -35,12 +38,14 @@ def command(profile, query, query_file, params, attachments, fmt, output):
       nsys-analytics sql r.ncu-rep "SELECT metric, value, unit FROM ncu_metrics WHERE kernel_id = 0"   (docs/ncu.md)
     """
     text = _query_text(query, query_file)
+    sql_guard.check_read_only(text)
     with open_profile(profile) as p:
         for spec in attachments:
             alias, sep, path = spec.partition("=")
             if not sep or not alias or not path:
                 raise UsageError(f"--attach {spec!r}: write ALIAS=PROFILE, e.g. -a base=baseline.sqlite")
             p.attach(path, alias)
+        sql_guard.lock(p.con)
         emit(p.sql(text, {name: _typed(value) for name, value in params}), fmt, output, [profile])
 
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from .. import open as open_profile
 from ..categories import load_rules
 from ..visual.outputs import check_not_input
 from ..visual.plot import check_path, data_width_px, plot_timeline, preload
 from ..visual.timeline import build_timeline
 from .classify_cmd import RULES_OPTION
 from .options import SINGLE_PROFILE_ARG, window_options
+from .profiles import open_profile
 
 
 @click.command("timeline")

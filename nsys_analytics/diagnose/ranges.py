@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..filters import unknown_range
 from ..nvtx.report import require_ranges
 from .data import Window
 from .findings import Finding
@@ -23,10 +24,7 @@ def range_window(profile: Profile, pattern: str, window: Window) -> tuple[Window
     require_ranges(profile)
     [span] = profile.run_file("diagnose", "range_span", {"pattern": pattern}).to_records()
     if not span["instances"]:
-        names = profile.sql("SELECT name FROM _nvtx_ranges GROUP BY name ORDER BY min(start_ns), name LIMIT 6")
-        listed = ", ".join(repr(n) for (n,) in names.rows)
-        raise UsageError(f"no NVTX range is named {pattern!r}; ranges in the profile include {listed} "
-                         "(`nsys-analytics nvtx` lists them all)")
+        raise unknown_range(pattern, profile.range_names())
     restricted = Window(max(window.from_ns, span["start_ns"]), min(window.to_ns, span["end_ns"]))
     if restricted.from_ns >= restricted.to_ns:
         raise UsageError(f"NVTX range {pattern!r} lies outside the --start/--end window")

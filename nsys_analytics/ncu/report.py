@@ -121,7 +121,7 @@ class NcuReport:
         return NcuReport(path, con=self.con, alias=alias)
 
     def close(self) -> None:
-        self.con.close()
+        database.close(self.con)
 
     def __enter__(self) -> NcuReport:
         return self

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from ..errors import ProfileError
+from ..source import check_regular_file
 from .container import KNOWN_FORMAT_VERSION, MAGIC, Container, read_container, tool_version_tuple
 
 REPORT_SUFFIX = ".ncu-rep"
@@ -20,6 +21,8 @@ def is_ncu_input(path: str | os.PathLike) -> bool:
     p = Path(path)
     if p.suffix in (REPORT_SUFFIX, CSV_SUFFIX):
         return True
+    if not p.is_file():  # never open a named pipe or a device to look
+        return False
     try:
         with open(p, "rb") as f:
             return f.read(4) == MAGIC
@@ -30,12 +33,7 @@ def is_ncu_input(path: str | os.PathLike) -> bool:
 def check_path(path: str | os.PathLike) -> tuple[Path, str]:
     """(path, 'ncu-rep' | 'csv') after checking that the file exists and can be read."""
     p = Path(path).expanduser()
-    if not p.exists():
-        raise ProfileError(f"{p}: no such file; check the path")
-    if p.is_dir():
-        raise ProfileError(f"{p}: is a directory; pass an Nsight Compute report (.ncu-rep) or raw-page CSV")
-    if not os.access(p, os.R_OK):
-        raise ProfileError(f"{p}: permission denied; make the file readable (chmod +r) or copy it")
+    check_regular_file(p, "an Nsight Compute report (.ncu-rep) or raw-page CSV")
     if p.stat().st_size == 0:
         raise ProfileError(f"{p}: is empty (0 bytes); re-run ncu (with -o for a report)")
     return p, "csv" if p.suffix == CSV_SUFFIX else "ncu-rep"

@@ -56,5 +56,5 @@ def atomic_path(path: str | Path, option: str = "-o"):
 def _real(path: Path) -> Path:
     try:
         return path.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
         return path.absolute()

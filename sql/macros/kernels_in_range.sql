@@ -1,7 +1,8 @@
 -- kernels_in_range(pattern, want_mode): table macro, the kernels that belong to an NVTX range named `pattern`:
 -- its text ('forward'), its full name as nsys prints it (':forward', 'train_loop:step_0') or a glob over either
 -- ('step_*', 'train_loop:*'). The filter behind `--range` / `--exclude-range`; a pattern that names no range is
--- an error (a typo would otherwise keep no kernel, or all of them).
+-- an error (a typo would otherwise keep no kernel, or all of them), which Profile turns into the one-line message
+-- that lists the profile's ranges.
 -- Needs: _op_ranges, _nvtx_ranges.
 --   pattern     range name or glob; NULL matches nothing
 --   want_mode   'thread' | 'process' | 'gpu' (see kernel_ranges)
@@ -17,6 +18,6 @@ JOIN matching AS m ON m.range_id = a.range_id
 WHERE a.mode = want_mode AND a.kind = 'kernel'
 UNION ALL
 SELECT error(CASE WHEN EXISTS (SELECT 1 FROM _nvtx_ranges)
-                  THEN 'no NVTX range is named ' || pattern || ' (`nsys-analytics nvtx` lists them)'
-                  ELSE 'the profile has no NVTX ranges: profile with `nsys profile --trace=cuda,nvtx`' END)::BIGINT
+                  THEN 'unknown NVTX range: ' || pattern
+                  ELSE 'the profile has no NVTX ranges' END)::BIGINT
 WHERE pattern IS NOT NULL AND NOT EXISTS (SELECT 1 FROM matching)

@@ -1,0 +1,123 @@
+"""Files the CLI writes (-o, --plot): never an input of the command, always whole (a temporary file renamed into
+place, so a failure or Ctrl-C leaves the old file as it was)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from .. import source
+from ..errors import UsageError
+from ..render import escape_controls, for_people
+
+OUTPUT_PARAMS = ("output", "plot", "plot_path")  # the options that name a file a command writes
+
+
+def guarded(command):
+    """`command` with its outputs checked against its inputs before it runs (idempotent)."""
+    if getattr(command, "_outputs_guarded", False) or command.callback is None:
+        return command
+    callback = command.callback
+
+    @functools.wraps(callback)
+    def checked(*args, **kwargs):
+        outputs = [Path(v) for k, v in kwargs.items() if k in OUTPUT_PARAMS and v]
+        inputs = [p for k, v in kwargs.items() if k not in OUTPUT_PARAMS for p in _paths(v)]
+        for output in outputs:
+            check_output(output, inputs)
+        return callback(*args, **kwargs)
+
+    command.callback = checked
+    command._outputs_guarded = True
+    return command
+
+
+def _paths(value) -> list[Path]:
+    """The file paths in one parameter's value: paths, lists of them, ALIAS=PATH, open files."""
+    if isinstance(value, (list, tuple)):
+        return [p for v in value for p in _paths(v)]
+    if isinstance(value, Path):
+        return [value]
+    if isinstance(value, str):
+        candidate = value.partition("=")[2] if "=" in value else value
+        return [Path(candidate)] if candidate and os.path.lexists(candidate) else []
+    name = getattr(value, "name", None)  # a click.File
+    return [Path(name)] if isinstance(name, str) and os.path.lexists(name) else []
+
+
+def check_output(output: Path, inputs: list[Path]) -> None:
+    """UsageError when `output` is one of `inputs` (the same file by any name) or cannot be written."""
+    for path in inputs:
+        try:
+            same = os.path.samefile(output, path)
+        except OSError:
+            continue
+        if same:
+            raise UsageError(f"{output}: is an input of this command (the input profile or file {path}); write the "
+                             "output to another file")
+    folder = Path(os.path.realpath(output)).parent
+    if not folder.is_dir():
+        raise UsageError(f"{output}: the folder {folder} does not exist; create it or write elsewhere")
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary file beside `path` (same suffix) that replaces `path` when the block succeeds. A symbolic link
+    is followed: its target is replaced, the link stays."""
+    path = Path(path)
+    check_output(path, source.inputs())
+    target = Path(os.path.realpath(path))
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=f".partial{target.suffix}", dir=target.parent)
+    except OSError as e:
+        raise UsageError(f"{path}: cannot be written ({e.strerror}); write elsewhere") from None
+    os.close(fd)
+    partial = Path(name)
+    _partials.add(partial)
+    try:
+        yield partial
+        os.chmod(partial, stat.S_IMODE(target.stat().st_mode) if target.exists() else _default_mode())
+        os.replace(partial, target)
+    except OSError as e:
+        raise UsageError(f"{path}: cannot be written ({e.strerror}); write elsewhere") from None
+    finally:
+        partial.unlink(missing_ok=True)
+        _partials.discard(partial)
+
+
+_partials: set[Path] = set()
+
+
+def partial_files() -> list[Path]:
+    """The temporary outputs being written now (removed if the process must end at once)."""
+    return list(_partials)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write `text` to `path` whole (see `replacing`)."""
+    with replacing(path) as partial:
+        partial.write_text(text)
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def deliver(text: str, fmt: str, output: Path | None, what: str = "") -> None:
+    """A command's rendered output to stdout or, whole, to the file -o names. Human formats (everything but CSV and
+    JSON) have their control characters escaped: names in a profile are anyone's strings."""
+    text = for_people(text, fmt)
+    if output is None:
+        click.echo(text, nl=False, color=True)  # as it is: click would strip some escape sequences off a pipe
+        return
+    write_text(Path(output), text)
+    click.echo(escape_controls(f"wrote {what + ' to ' if what else ''}{output}"), err=True)

@@ -1,0 +1,14 @@
+-- kernel_repeats: sound kernel rows that repeat an earlier row (lower rowid) in every column but rowid; run only
+-- when bad_kernel_rows finds candidates. Only rows sharing start, end, device and stream are compared whole.
+-- Needs: compat._all_kernels.
+WITH valid AS (
+    SELECT * FROM compat._all_kernels WHERE start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start
+),
+suspects AS (
+    SELECT * EXCLUDE (rowid)
+    FROM valid
+    QUALIFY count(*) OVER (PARTITION BY start, "end", deviceId, streamId) > 1
+)
+SELECT
+    count(*) - (SELECT count(*) FROM (SELECT DISTINCT * FROM suspects)) AS duplicates  -- exact repeats
+FROM suspects
