@@ -38,7 +38,19 @@ def _nccl(p) -> pd.DataFrame:
             "SELECT count(*) FROM compat.CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName IN "
             "(SELECT id FROM strings WHERE value LIKE 'nccl%')").rows[0][0]:
         return _empty_nccl()
-    return _run(p, "nccl_ops", {})
+    ops = _run(p, "nccl_ops", {})
+    compute = p.con.execute(
+        'SELECT deviceId AS device, start AS start_ns, "end" AS end_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL '
+        "WHERE demangledName NOT IN (SELECT id FROM compat.StringIds WHERE value LIKE 'nccl%')").fetchnumpy()
+    overlap = np.zeros(len(ops), dtype=np.int64)
+    for device in ops["device"].unique():  # the time each NCCL kernel ran beside compute kernels of its GPU
+        on = np.asarray(compute["device"]) == device
+        isl = intervals.islands(np.asarray(compute["start_ns"])[on].astype("int64"),
+                                np.asarray(compute["end_ns"])[on].astype("int64"))
+        mine = (ops["device"] == device).to_numpy()
+        overlap[mine] = intervals.covered(*isl, ops["start_ns"].to_numpy(dtype="int64")[mine],
+                                          ops["end_ns"].to_numpy(dtype="int64")[mine])
+    return ops.assign(overlap_ns=overlap)[[*ops.columns[:-1], "overlap_ns", "name"]]
 
 
 def step_timeline(member) -> dict[str, pd.DataFrame]:

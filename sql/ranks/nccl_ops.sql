@@ -1,6 +1,6 @@
 -- nccl_ops: NCCL collectives and point-to-point operations as they ran on the GPU, one row per NCCL kernel, with
--- the NVTX range of the `NCCL` domain (NCCL's own annotation) that launched it where the profile has one, and how
--- long it ran beside compute kernels (the overlap of nsys' nccl_gpu_overlap_trace recipe).
+-- the NVTX range of the `NCCL` domain (NCCL's own annotation) that launched it where the profile has one. (How
+-- long each ran beside compute kernels is added by ranks/data.py from the unions of compute kernels.)
 -- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, strings, cuda_api, nvtx_events (the kernels view's launch-thread join
 -- is not needed: compat and names only). Kernel names: ncclDevKernel_AllReduce_Sum_f32_RING_LL (NCCL 2.19+),
 -- ncclKernel_AllReduce_RING_LL_Sum_float (2.x), ncclAllReduceRingLLKernel_sum_f32 (older).
@@ -25,32 +25,11 @@ nccl_ranges AS (
     FROM nvtx_events
     WHERE domain = 'NCCL' AND end_ns IS NOT NULL
 ),
-compute_flagged AS (
-    SELECT device, start_ns, end_ns,
-           CASE WHEN start_ns > max(end_ns) OVER w THEN 1 ELSE 0 END AS new_island
-    FROM (SELECT deviceId AS device, start AS start_ns, "end" AS end_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
-          WHERE demangledName NOT IN (SELECT id FROM nccl_names))
-    WHERE end_ns > start_ns AND device IN (SELECT DISTINCT device FROM k)
-    WINDOW w AS (PARTITION BY device ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-compute_islands AS (
-    SELECT device, min(start_ns) AS start_ns, max(end_ns) AS end_ns
-    FROM (SELECT *, sum(new_island) OVER (PARTITION BY device ORDER BY start_ns ROWS UNBOUNDED PRECEDING) AS island
-          FROM compute_flagged)
-    GROUP BY device, island
-),
-overlap AS (
-    SELECT k.correlation_id, k.pid, k.start_ns,
-           sum(least(k.end_ns, c.end_ns) - greatest(k.start_ns, c.start_ns)) AS ns
-    FROM k JOIN compute_islands AS c
-      ON c.device = k.device AND c.end_ns > k.start_ns AND c.start_ns < k.end_ns
-    GROUP BY k.correlation_id, k.pid, k.start_ns
-),
-annotated AS (
-    SELECT l.correlation_id, l.pid, arg_max(r.name, r.start_ns) AS range_name
+annotated AS (                                 -- the innermost NCCL range open at the launch (as-of join)
+    SELECT l.correlation_id, l.pid, r.name AS range_name
     FROM launch AS l
-    JOIN nccl_ranges AS r ON r.pid = l.pid AND r.tid = l.tid AND l.launch_ns >= r.start_ns AND l.launch_ns < r.end_ns
-    GROUP BY l.correlation_id, l.pid
+    ASOF JOIN nccl_ranges AS r ON r.pid = l.pid AND r.tid = l.tid AND l.launch_ns >= r.start_ns
+    WHERE l.launch_ns < r.end_ns
 )
 SELECT
     k.start_ns,                                -- GPU start (ns, the profile's clock)
@@ -61,9 +40,7 @@ SELECT
     k.stream,                                  -- CUDA stream id
     k.pid,                                     -- process
     a.range_name AS nvtx_range,                -- NCCL NVTX range that launched it (NULL: none traced)
-    coalesce(o.ns, 0)::BIGINT AS overlap_ns,   -- time it ran while compute (non-NCCL) kernels ran on its GPU (ns)
     k.name                                     -- kernel name
 FROM k
 LEFT JOIN annotated AS a ON a.correlation_id = k.correlation_id AND a.pid = k.pid
-LEFT JOIN overlap AS o ON o.correlation_id = k.correlation_id AND o.pid = k.pid AND o.start_ns = k.start_ns
 ORDER BY k.start_ns, k.stream
