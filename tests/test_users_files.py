@@ -198,7 +198,7 @@ def test_output_that_is_an_input_is_refused(profile_dir, case, how):
         output.symlink_to(profile)
     before = folder_state(profile_dir)
     args = [a.format(P=profile, Q=other, O=output) for a in OUTPUT_CASES[case]]
-    one_line_error(run(*args), 2, "is an input")
+    one_line_error(run(*args), 2, "is an input profile or file")
     assert folder_state(profile_dir) == before
 
 

@@ -60,7 +60,7 @@ def check_output(output: Path, inputs: list[Path]) -> None:
         except OSError:
             continue
         if same:
-            raise UsageError(f"{output}: is an input of this command (the input profile or file {path}); write the "
+            raise UsageError(f"{output}: that is an input profile or file of this command ({path}); write the "
                              "output to another file")
     folder = Path(os.path.realpath(output)).parent
     if not folder.is_dir():
