@@ -7,9 +7,27 @@
     ranks = nsys_analytics.open_set("runs/")  # many profiles as ranks: DataFrames with a `rank` column
 """
 
+from typing import TYPE_CHECKING
+
 from .errors import NsysAnalyticsError, ProfileError
-from .api import Catalog, Profile, ProfileSet, open, open_set
-from .result import Result
+
+if TYPE_CHECKING:
+    from .api import Catalog, Profile, ProfileSet, open, open_set
+    from .result import Result
 
 __all__ = ["Catalog", "NsysAnalyticsError", "Profile", "ProfileError", "ProfileSet", "Result", "open", "open_set"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """Catalog, Profile, ProfileSet, open, open_set and Result on first use: `import nsys_analytics` (and every CLI start, `--help` included)
+    does not pay for DuckDB until a profile is opened."""
+    if name in ("Catalog", "Profile", "ProfileSet", "open", "open_set"):
+        from . import api
+
+        return getattr(api, name)
+    if name == "Result":
+        from .result import Result
+
+        return Result
+    raise AttributeError(f"module 'nsys_analytics' has no attribute {name!r}")

@@ -18,7 +18,7 @@ MODULES = {
     "foundation": ("errors", "progress", "rounding", "result", "filters", "render", "plotstyle", "textreport",
                    "textreport_render", "layers"),
     "data access": ("sql_files", "source", "database", "raw_schema", "schema_objects", "profile",
-                    "profile_set", "engine", "sql_guard"),
+                    "profile_set", "engine", "sql_guard", "cache", "columnar"),
     "api": ("__init__", "api"),
     "cli": ("cli", "__main__"),
 }

@@ -12,10 +12,10 @@ from typing import Any
 
 import duckdb
 
-from . import database, progress, schema_objects, source, sql_files
+from . import cache, columnar, database, progress, schema_objects, source, sql_files
 from .errors import MissingDataError, ProfileError, QueryError, UsageError
 from .filters import unknown_range
-from .raw_schema import RAW_TABLES
+from .raw_schema import RAW_TABLES, compat_select
 from .result import Result
 from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
 
@@ -49,6 +49,7 @@ class BadRows:
 _UNKNOWN_RANGE = re.compile(r"^Invalid Input Error: unknown NVTX range: (.*)$")
 _NO_RANGES = "Invalid Input Error: the profile has no NVTX ranges"
 _DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
+BATCH_ROWS = 20_000  # rows per batch of a streamed result
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -61,12 +62,17 @@ class Profile:
 
     def __init__(self, path: str | Path, con: duckdb.DuckDBPyConnection | None = None, alias: str = "main"):
         self.path = Path(path)
-        self.sqlite_path = source.resolve(self.path)
+        self.sqlite_path = source.resolve(self.path)  # a parquetdir/arrowdir export: the folder (columnar.py)
+        self.columnar = self.sqlite_path.is_dir()
         self.alias = alias
         self.con = con if con is not None else database.connect()
-        self.raw_columns = _raw_columns(self.sqlite_path)
+        self.raw_columns = {} if self.columnar else _raw_columns(self.sqlite_path)
         self._created: set[str] = set()  # views and table macros made so far (main profile: on first use)
         self.bad_kernel_rows = BadRows()  # kernel rows the views leave out
+        # The columnar cache (docs/cache.md), for the main profile; an attached one or a columnar export is read
+        # directly.
+        self._cache = cache.reader(self.con, self.sqlite_path, self.raw_columns,
+                                   use=alias == "main" and not self.columnar)
         self._build(alias)
 
     # -- construction -------------------------------------------------------------------------
@@ -76,7 +82,11 @@ class Profile:
         if alias != "main":
             self.con.execute(f'ATTACH \':memory:\' AS "{alias}"')
         try:
-            database.attach_sqlite(self.con, self.sqlite_path, raw)
+            if self.columnar:
+                self.raw_columns = {t: c for t, c in columnar.attach(self.con, self.sqlite_path, raw).items()
+                                    if t in RAW_TABLES}
+            else:
+                database.attach_sqlite(self.con, self.sqlite_path, raw)
             self._create_views(catalog, raw)
         except duckdb.Error as e:
             raise ProfileError(f"{self.sqlite_path}: cannot be read ({_first_line(e)}); re-export it") from e
@@ -98,8 +108,22 @@ class Profile:
     def _ensure_objects(self, query: str) -> None:
         """Create the views and table macros the query names, and what they read, the first time one is needed."""
         if self.alias == "main":
-            for name in sorted(schema_objects.wanted_by(query)):
+            names = sorted(schema_objects.wanted_by(query))
+            plan: dict[str, None] = {}
+            for name in names:
+                self._plan(name, True, plan)
+            self._cache.prepare(query, list(plan), build=not schema_objects.lists_catalog(query))
+            for name in names:
                 self._ensure(name, named=True)
+
+    def _plan(self, name: str, named: bool, plan: dict[str, None]) -> None:
+        """The objects _ensure(name) will create, in `plan` (the cache then builds what they read)."""
+        if name in self._created or name in plan or (name in STANDINS and not named):
+            return
+        plan[name] = None
+        if not self._cache.decodes(name):
+            for dependency in schema_objects.dependencies()[name]:
+                self._plan(dependency, False, plan)
 
     def _ensure(self, name: str, named: bool) -> None:
         if name in self._created:
@@ -107,9 +131,10 @@ class Profile:
         if name in STANDINS and not named:  # only read as a dependency: an empty stand-in until a query names it
             self._create_object(name, STANDINS[name], replace=True)
             return
-        for dependency in schema_objects.dependencies()[name]:
+        decoded = self._cache.body(name)  # the cache's table of a decoded view: it reads nothing else
+        for dependency in schema_objects.dependencies()[name] if decoded is None else ():
             self._ensure(dependency, named=False)
-        self._create_object(name, schema_objects.body(name), replace=name in STANDINS)
+        self._create_object(name, decoded or schema_objects.body(name), replace=name in STANDINS)
         self._created.add(name)
 
     def _create_object(self, name: str, body: str, replace: bool) -> None:
@@ -145,26 +170,31 @@ class Profile:
         return {"no_end": no_end, "negative": negative, "duplicates": duplicates}
 
     def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
-        present = self.raw_columns.get(table)
-        cols = []
-        for name, sql_type in columns.items():
-            expr = f'"{name}"' if present is not None and (name in present or name == "rowid") else "NULL"
-            cols.append(f'CAST({expr} AS {sql_type}) AS "{name}"')
-        body = ", ".join(cols)
-        if present is None:
-            return f"SELECT {body} WHERE false"
-        return f'SELECT {body} FROM "{raw}"."{table}"'
+        return compat_select(self.raw_columns, raw, table, columns)
 
     # -- queries ------------------------------------------------------------------------------
-    def sql(self, query: str, params: dict[str, Any] | None = None) -> Result:
-        """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows."""
+    def sql(self, query: str, params: dict[str, Any] | None = None, stream: bool = False) -> Result:
+        """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows.
+
+        `stream`: the rows come as `Result.batches` of BATCH_ROWS, read while the result is written (long
+        outputs never sit in Python whole); read them before the next query on this profile."""
         try:
             self._ensure_objects(query)
             with progress.showing(f"querying {self.path.name}"):
                 cur = self.con.execute(query, params or {})
             if cur.description is None:
                 return Result([], [])
-            return Result([d[0] for d in cur.description], cur.fetchall())
+            columns = [d[0] for d in cur.description]
+            if stream:
+                return Result(columns, [], batches=self._batches(cur))
+            return Result(columns, cur.fetchall())
+        except duckdb.Error as e:
+            raise self._error(e) from e
+
+    def _batches(self, cur):
+        try:
+            while batch := cur.fetchmany(BATCH_ROWS):
+                yield batch
         except duckdb.Error as e:
             raise self._error(e) from e
 
@@ -189,9 +219,9 @@ class Profile:
         """Like `sql()`, as a pandas DataFrame."""
         return self.sql(query, params).to_pandas()
 
-    def run_file(self, folder: str, name: str, params: dict[str, Any] | None = None) -> Result:
+    def run_file(self, folder: str, name: str, params: dict[str, Any] | None = None, stream: bool = False) -> Result:
         """Run one of the shipped queries in sql/<folder>/<name>.sql with `$name` parameters."""
-        return self.sql(sql_files.inline_params(sql_files.read(folder, name).text, params or {}))
+        return self.sql(sql_files.inline_params(sql_files.read(folder, name).text, params or {}), stream=stream)
 
     def has_table(self, raw_table: str) -> bool:
         return raw_table in self.raw_columns

@@ -62,3 +62,16 @@ RAW_TABLES: dict[str, dict[str, str]] = {
     "ANALYSIS_DETAILS": {"duration": I, "startTime": I, "stopTime": I},
     "TARGET_INFO_SESSION_START_TIME": {"utcEpochNs": I},
 }
+
+
+def compat_select(raw_columns: dict[str, set[str]], raw: str, table: str, columns: dict[str, str]) -> str:
+    """The compat layer's SELECT of one raw table: every listed column, typed; NULL where the export lacks it."""
+    present = raw_columns.get(table)
+    cols = []
+    for name, sql_type in columns.items():
+        expr = f'"{name}"' if present is not None and (name in present or name == "rowid") else "NULL"
+        cols.append(f'CAST({expr} AS {sql_type}) AS "{name}"')
+    body = ", ".join(cols)
+    if present is None:
+        return f"SELECT {body} WHERE false"
+    return f'SELECT {body} FROM "{raw}"."{table}"'

@@ -40,6 +40,33 @@ def render(result, fmt: str = "table") -> str:
     return to_table(result)
 
 
+def chunks(result, fmt: str = "table"):
+    """The rendered text in pieces: a streamed result's CSV and JSON a batch at a time (the same text as
+    `render`); other formats need every row first (column widths, alignment), so they read them all."""
+    if result.batches is None or fmt not in ("csv", "json"):
+        yield render(result.materialize(), fmt)
+        return
+    if fmt == "csv":
+        yield to_csv(_with_rows(result, []))
+        for batch in result.batches:
+            yield to_csv(_with_rows(result, batch)).split("\n", 1)[1]
+        return
+    first = True
+    for batch in result.batches:
+        text = to_json(_with_rows(result, batch))
+        if text.startswith("[]"):
+            continue
+        yield ("[\n" if first else ",\n") + text[2:-3]  # the records, without "[\n" and "\n]\n"
+        first = False
+    yield "[]\n" if first else "\n]\n"
+
+
+def _with_rows(result, rows):
+    from dataclasses import replace
+
+    return replace(result, rows=rows, batches=None)
+
+
 def to_csv(result) -> str:
     """CSV as nsys writes it: one decimal on fractional columns, integers as they are."""
     text = _csv_text(result, csv.QUOTE_MINIMAL)

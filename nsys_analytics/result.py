@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,16 @@ class Result:
     rows: list[tuple]
     notes: list[str] = field(default_factory=list)  # lines printed under a table (e.g. what % is of)
     headers: list[str] | None = None  # display headers (e.g. nsys' "Total Time (ns)"); columns if None
+    # A streamed result (Profile.sql(stream=True)): the rows come in batches, read once, and `rows` stays empty
+    # until `materialize()` (render.chunks streams CSV and JSON without it).
+    batches: Iterator[list[tuple]] | None = None
+
+    def materialize(self) -> "Result":
+        """Read the remaining batches of a streamed result into `rows`."""
+        if self.batches is not None:
+            self.rows = [row for batch in self.batches for row in batch]
+            self.batches = None
+        return self
 
     @property
     def display_headers(self) -> list[str]:

@@ -68,3 +68,8 @@ def wanted_by(query: str) -> set[str]:
 
 def _named_in(sql: str) -> set[str]:
     return set(_NAMES.findall(_NOT_CODE.sub(" ", sql)))
+
+
+def lists_catalog(query: str) -> bool:
+    """Whether a query lists the catalog (it then sees every object)."""
+    return bool(_INTROSPECTION.search(query))

@@ -32,6 +32,15 @@ def resolve(path: str | os.PathLike) -> Path:
     """Return the SQLite file to read for `path`: the export itself, a copy of a WAL-mode export, or the export of
     a report (made once, in the cache folder). Nothing is ever written beside `path`."""
     p = Path(path).expanduser()
+    if p.is_dir():  # a parquetdir/arrowdir export is read in place (columnar.py)
+        from . import columnar
+
+        if columnar.is_export_dir(p):
+            return p
+        raise ProfileError(
+            f"{p}: is a directory; pass an nsys SQLite export (`nsys export --type sqlite`), a .nsys-rep file, "
+            "or a folder written by `nsys export --type parquetdir`"
+        )
     check_regular_file(p, "an nsys SQLite export (`nsys export --type sqlite`) or a .nsys-rep file")
     _inputs.append(p)
     if p.suffix == ".ncu-rep":

@@ -22,6 +22,78 @@ RANKS = FIXTURES / "ranks"  # multi-rank runs, one folder each (fixtures/README.
 RANK_RUNS = sorted(p.name for p in RANKS.iterdir() if p.is_dir()) if RANKS.is_dir() else []
 
 
+# Oracle tests run three times: reading the SQLite export directly; through the columnar cache (built once per
+# fixture in this session's cache folder, then read); and from a parquetdir folder made from the same export
+# (to_parquetdir below: a conversion of ours, which checks the columnar reader against the SQLite one, not
+# against a folder nsys wrote). Every other test reads directly (fixtures are below the cache's minimum size)
+# and never touches the user's own cache folder.
+CACHE_MODES = ("direct", "cached", "parquetdir")
+BOTH_CACHE_MODES = ("test_kernels_oracle", "test_nvtx_oracle", "test_diagnose_oracle")
+
+
+@pytest.fixture(scope="session")
+def cache_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("nsys-analytics-cache")
+
+
+def to_parquetdir(sqlite: Path, folder: Path) -> Path:
+    """Every table of an SQLite export as `folder/<TABLE>.parquet`, rows in rowid order (as nsys' parquetdir)."""
+    import duckdb
+
+    folder.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    try:
+        con.execute("SET preserve_insertion_order = true")
+        from nsys_analytics.database import _sqlite_extension_path
+
+        con.execute(f"LOAD '{_sqlite_extension_path()}'")
+        con.execute(f"ATTACH '{sqlite}' AS s (TYPE sqlite, READ_ONLY)")
+        tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                             "WHERE table_catalog = 's'").fetchall()]
+        for table in tables:
+            con.execute(f'COPY (SELECT * FROM s."{table}" ORDER BY rowid) TO \'{folder / table}.parquet\' '
+                        "(FORMAT parquet)")
+    finally:
+        con.close()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def parquet_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("parquetdir")
+
+
+@pytest.fixture(autouse=True)
+def cache_mode(request, monkeypatch, cache_root, parquet_root):
+    """'direct', 'cached' or 'parquetdir': how this test's profiles are read."""
+    mode = getattr(request, "param", "direct")
+    if mode == "parquetdir":  # a fixture export is read from its parquetdir twin
+        from nsys_analytics import source
+
+        resolve = source.resolve
+
+        def twin(path):
+            p = Path(path)
+            if p.suffix != ".sqlite" or not p.exists():
+                return resolve(path)
+            folder = parquet_root / f"{p.stem}-{abs(hash(str(p.resolve())))}"
+            return folder if folder.is_dir() else to_parquetdir(resolve(path), folder)
+
+        monkeypatch.setattr(source, "resolve", twin)
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(cache_root))
+    monkeypatch.delenv("NSYS_ANALYTICS_NO_CACHE", raising=False)
+    monkeypatch.delenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", raising=False)
+    monkeypatch.setattr("nsys_analytics.cache.folder._disabled", False)  # --no-cache of an earlier CliRunner test
+    if mode == "cached":
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+    return mode
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.module.__name__.rsplit(".", 1)[-1] in BOTH_CACHE_MODES:
+        metafunc.parametrize("cache_mode", CACHE_MODES, indirect=True)
+
+
 def pytest_addoption(parser):
     parser.addoption("--shared-profiles", action="store_true",
                      help="also compare against the reference exports in ../shared/profiles")

@@ -39,6 +39,26 @@ COMMANDS = {
     "html": "html_cmd",
     "diff": "diff_cmd",
     "runs": "runs_cmd",
+    "cache": "cache_cmd",
+}
+# Each command's first help line, for `--help`: listing the commands must not import them all (pandas,
+# matplotlib, ncu_report: half a second). tests/test_startup.py checks them against the commands.
+SUMMARIES = {
+    "info": "What a profile holds: nsys version, capture, GPUs, processes, row counts, and what is missing.",
+    "kernels": "Top kernels by total GPU time, equal to `nsys stats --report cuda_gpu_kern_sum`.",
+    "sql": "Run SQL over the normalized views (see `nsys-analytics schema`).",
+    "schema": "The normalized views and their columns, with what each column means.",
+    "nvtx": "Time per NVTX range name, equal to `nsys stats --report nvtx_sum`.",
+    "nvtx-kernels": "GPU time of the kernels in each NVTX range, equal to `nsys stats --report nvtx_kern_sum`.",
+    "nvtx-gpu": "NVTX ranges projected onto the GPU, equal to `nsys stats --report nvtx_gpu_proj_sum`.",
+    "classify": "Each kernel name with its category (matmul, attention, softmax, ...) and the rule that matched.",
+    "breakdown": "GPU time by kernel category, matmul vs non-matmul, and the heaviest non-matmul kernels.",
+    "attention": "GPU time of QK^T, softmax and attention·V per attention instance, with FLOPs, TFLOP/s and bytes.",
+    "report": "Assignment-style profiling report: (a) forward time, (b) heaviest kernel, (c) non-matmul kernels, "
+              "(d) inference vs training categories, (e) attention softmax vs matmul.",
+    "diagnose": "Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.",
+    "ncu": "Nsight Compute metrics per kernel, from an .ncu-rep or an `ncu --csv --page raw` export.",
+    "cache": "The columnar cache: profiles' event tables copied once into DuckDB files that later commands read.",
 }
 
 
@@ -54,6 +74,15 @@ class ErrorHandlingGroup(click.Group):
         if name not in COMMANDS:
             return None
         return outputs.guarded(importlib.import_module(f"{__package__}.{COMMANDS[name]}").command)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of --help, from SUMMARIES, without importing any command."""
+        from click.utils import make_default_short_help
+
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, make_default_short_help(SUMMARIES[name], limit)) for name in COMMANDS]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
         debug = ctx.params.get("debug") or "--debug" in sys.argv
@@ -87,8 +116,9 @@ class ErrorHandlingGroup(click.Group):
 @click.option("--reexport", is_flag=True,
               help="Export .nsys-rep reports afresh with nsys, into the cache folder (your own exports beside a "
                    "report are never replaced).")
+@click.option("--no-cache", is_flag=True, help="Read profiles directly; build and read no columnar cache.")
 @click.version_option(package_name="nsys-analytics")
-def cli(debug: bool, reexport: bool) -> None:
+def cli(debug: bool, reexport: bool, no_cache: bool) -> None:
     """Answers from NVIDIA Nsight Systems profiles (.sqlite exports, .nsys-rep reports).
 
     \b
@@ -102,6 +132,10 @@ def cli(debug: bool, reexport: bool) -> None:
     4 `diagnose --fail-on` met a finding that severe, or `runs gate` a regression, 130 interrupted (Ctrl-C).
     """
     source.reexport_reports(reexport)
+    if no_cache:
+        from ..cache.folder import disable
+
+        disable()
 
 
 def main() -> None:

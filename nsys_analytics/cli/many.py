@@ -87,7 +87,12 @@ def profiles_argument(handler=None, module: str | None = None):
 
 
 def _is_single(profiles) -> bool:
-    return len(profiles) == 1 and Path(profiles[0]).is_file()
+    """One file, or one folder that is a parquetdir/arrowdir export (not a folder of profiles)."""
+    if len(profiles) != 1:
+        return False
+    from ..columnar import is_export_dir
+
+    return Path(profiles[0]).is_file() or is_export_dir(Path(profiles[0]))
 
 
 def _merge_for(module: str, kwargs: dict):

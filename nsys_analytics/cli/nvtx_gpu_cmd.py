@@ -28,5 +28,7 @@ def command(profile, trace, attribution, exclusive, fmt, output):
       nsys-analytics nvtx-gpu run.sqlite --attribution process
     """
     with open_profile(profile) as p:
-        report = nvtx_gpu_projection if trace else nvtx_gpu_projection_summary
-        emit(report(p, attribution, exclusive), fmt, output, [profile])
+        if trace:
+            emit(nvtx_gpu_projection(p, attribution, exclusive, stream=True), fmt, output, [profile])
+        else:
+            emit(nvtx_gpu_projection_summary(p, attribution, exclusive), fmt, output, [profile])

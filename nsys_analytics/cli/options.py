@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
-from ..render import FORMATS, PARQUET, render, write_parquet
+from ..render import FORMATS, PARQUET, chunks, render, write_parquet
 from ..visual.outputs import check_parquet_output
 from . import many
 from .outputs import deliver
@@ -28,15 +28,20 @@ def output_options(f):
 
 
 def emit(result, fmt: str, output: Path | None, inputs=()) -> None:
-    """Render a Result and write it to stdout or to the file named by -o (parquet: to the file only; in a rank's
-    worker: hand it back)."""
+    """Render a Result and write it to stdout or to the file named by -o (a streamed one, batch by batch;
+    parquet: to the file only; in a rank's worker: hand it back)."""
     if many.collecting() is not None:
-        many.collecting().append(result)
+        many.collecting().append(result.materialize())
         return
     if fmt == PARQUET:
-        write_parquet(result, check_parquet_output(output, inputs))
+        write_parquet(result.materialize(), check_parquet_output(output, inputs))
         click.echo(f"wrote {len(result.rows)} rows to {output}", err=True)
         return
+    if output is None and result.batches is not None:  # a long result: to stdout batch by batch
+        for text in chunks(result, fmt):
+            click.echo(text, nl=False)
+        return
+    result.materialize()  # a file is written whole through a temporary file (deliver)
     deliver(render(result, fmt), fmt, output, f"{len(result.rows)} rows")
 
 

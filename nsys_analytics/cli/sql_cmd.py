@@ -46,7 +46,7 @@ def command(profile, query, query_file, params, attachments, fmt, output):
                 raise UsageError(f"--attach {spec!r}: write ALIAS=PROFILE, e.g. -a base=baseline.sqlite")
             p.attach(path, alias)
         sql_guard.lock(p.con)
-        emit(p.sql(text, {name: _typed(value) for name, value in params}), fmt, output, [profile])
+        emit(p.sql(text, {name: _typed(value) for name, value in params}, stream=True), fmt, output, [profile])
 
 
 def _query_text(query: str | None, query_file) -> str:

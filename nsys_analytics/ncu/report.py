@@ -67,8 +67,9 @@ class NcuReport:
         return data
 
     # -- queries ------------------------------------------------------------------------------
-    def sql(self, query: str, params: dict[str, Any] | None = None) -> Result:
-        """Run SQL over the report's tables (see the module docstring); return columns and rows."""
+    def sql(self, query: str, params: dict[str, Any] | None = None, stream: bool = False) -> Result:
+        """Run SQL over the report's tables (see the module docstring); return columns and rows. (`stream` is
+        accepted for the `sql` command and ignored: a report's tables are small.)"""
         if not self._instances_read and "ncu_metric_instances" in query.lower():
             self.read_instances()
         try:

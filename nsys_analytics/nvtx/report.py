@@ -100,12 +100,16 @@ def _foreign_launches(result: Result) -> list[tuple[str, int, str, int]]:
     return [(rng, tid, ", ".join(map(str, sorted(tids[(rng, tid)]))), counts[(rng, tid)]) for rng, tid in ordered]
 
 
-def nvtx_gpu_projection(profile: Profile, mode: str = "thread", exclusive: bool = False) -> Result:
-    """Each range projected onto the GPU, = `nsys stats --report nvtx_gpu_proj_trace` in `thread` mode."""
+def nvtx_gpu_projection(profile: Profile, mode: str = "thread", exclusive: bool = False,
+                        stream: bool = False) -> Result:
+    """Each range projected onto the GPU, = `nsys stats --report nvtx_gpu_proj_trace` in `thread` mode.
+
+    `stream`: the rows come in batches (Result.batches; one per range instance, they can be millions)."""
     _check_options(profile, mode)
-    result = profile.run_file("nvtx", "nvtx_gpu_projection", {"mode": mode, "exclusive": exclusive})
+    notes = attribution_notes(profile, mode, exclusive)  # before the streamed query: it runs a query of its own
+    result = profile.run_file("nvtx", "nvtx_gpu_projection", {"mode": mode, "exclusive": exclusive}, stream=stream)
     _finish(result, PROJECTION_HEADERS, ())
-    result.notes.extend(attribution_notes(profile, mode, exclusive))
+    result.notes.extend(notes)
     return result
 
 

@@ -1,0 +1,107 @@
+"""Build one cache file (a raw table or a decoded view): written under a temporary name, renamed when complete.
+
+Two processes building the same file at once each write their own temporary file and both rename it into place
+(the same content; the later rename wins, and a reader that opened the earlier file keeps reading it). A build
+that is killed leaves only its temporary file, which no reader opens and the next build removes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+
+from .. import progress
+from . import layout
+from .identity import stat_key
+
+_TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[.wal]
+
+
+def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str, target: Path) -> None:
+    """compat.<table> of the export, as the compat layer types it (rows in any order: every query orders its
+    results itself, and ties are broken by explicit keys such as rowid)."""
+    from .. import database
+    from ..raw_schema import RAW_TABLES, compat_select
+
+    before = stat_key(sqlite_path)
+    with _atomic(target, f"caching {table} of {sqlite_path.name} (once)") as tmp:
+        con = database.connect(str(tmp))
+        try:
+            database.attach_sqlite(con, sqlite_path, "raw")
+            con.execute("CREATE SCHEMA compat")
+            con.execute(f'CREATE TABLE compat."{table}" AS '
+                        f"{compat_select(raw_columns, 'raw', table, RAW_TABLES[table])}")
+            _finish(con, sqlite_path)
+        finally:
+            con.close()
+        if stat_key(sqlite_path) != before:  # the profile changed while it was read: keep nothing
+            raise _Changed()
+
+
+def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
+    """decoded.<view>: the view's own SQL run once over the cached raw tables it reads."""
+    from .. import database, schema_objects
+
+    with _atomic(target, f"decoding {view} (once)") as tmp:
+        con = database.connect(str(tmp))
+        try:
+            con.execute("CREATE SCHEMA compat")
+            for table, path in inputs.items():
+                con.execute(f"ATTACH {database._quote(str(path))} AS \"t_{table}\" (READ_ONLY)")
+                con.execute(f'CREATE VIEW compat."{table}" AS SELECT * FROM "t_{table}".compat."{table}"')
+            for name in layout.views_of(view):
+                con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
+            con.execute(f"CREATE SCHEMA {layout.DECODED}")
+            con.execute(f"CREATE TABLE {layout.DECODED}.{view} AS SELECT * FROM temp.main.{view}")
+            con.execute("DROP SCHEMA compat CASCADE")
+            _finish(con, None)
+        finally:
+            con.close()
+
+
+class _Changed(Exception):
+    pass
+
+
+def _finish(con, sqlite_path: Path | None) -> None:
+    con.execute(f"CREATE TABLE {layout.META} (key VARCHAR, value VARCHAR)")
+    con.executemany(f"INSERT INTO {layout.META} VALUES (?, ?)", list(layout.meta_rows(sqlite_path).items()))
+    con.execute("CHECKPOINT")
+
+
+@contextmanager
+def _atomic(target: Path, what: str):
+    """Yield a temporary path beside `target`; rename it to `target` if the block completes."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    remove_orphans(target.parent)
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        with progress.showing(what):
+            yield tmp
+        os.replace(tmp, target)
+    except _Changed:
+        pass
+    finally:
+        for leftover in (tmp, Path(f"{tmp}.wal")):
+            leftover.unlink(missing_ok=True)
+
+
+def remove_orphans(folder: Path) -> None:
+    """Remove temporary files of builds whose process is gone (killed, or crashed)."""
+    for tmp in folder.glob(".*.tmp*"):
+        m = _TMP.search(tmp.name)
+        if m and not _alive(int(m.group(1))):
+            tmp.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

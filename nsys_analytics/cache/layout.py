@@ -1,0 +1,85 @@
+"""What a cache holds, what each part reads, and the salt that makes a new release ignore older caches.
+
+One DuckDB file per part, in the profile's cache folder:
+    <TABLE>.duckdb   compat.<TABLE>: a raw table as the compat layer types it (NULL columns and an empty table
+                     where the export lacks them); `rowid` is a column
+    <VIEW>.duckdb    decoded.<VIEW>: a view that most reports read and that costs a join or a grouping over
+                     every event, computed once (pid/tid decoded, names resolved, launching calls joined)
+Each file also has _cache_meta (key, value): the profile it came from and the versions that wrote it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from functools import cache
+from pathlib import Path
+
+FORMAT_VERSION = "2"
+DECODED = "decoded"
+META = "_cache_meta"
+# Views stored as tables, built the first time a query reads them. Only views that read no kernel: the kernel
+# table's invalid rows are filtered by the profile (profile._valid_kernels), after the cache.
+MATERIALIZED = ("_launch_threads", "cuda_api")
+_COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
+
+
+def tables_named(sql: str) -> set[str]:
+    """The raw tables a piece of SQL reads through compat.<TABLE>."""
+    from ..raw_schema import RAW_TABLES
+
+    return {t for t in _COMPAT.findall(sql) if t in RAW_TABLES}
+
+
+@cache
+def views_of(view: str) -> tuple[str, ...]:
+    """The view and every view it reads, each after what it reads."""
+    from ..schema_objects import VIEWS, dependencies
+
+    deps = dependencies()
+    wanted: set[str] = set()
+
+    def add(name: str) -> None:
+        if name not in wanted:
+            wanted.add(name)
+            for d in deps[name]:
+                add(d)
+
+    add(view)
+    return tuple(v for v in VIEWS if v in wanted)
+
+
+@cache
+def tables_of(view: str) -> tuple[str, ...]:
+    """The raw tables a decoded view is computed from."""
+    from ..schema_objects import body
+
+    return tuple(sorted(set().union(*(tables_named(body(v)) for v in views_of(view)))))
+
+
+@cache
+def salt() -> str:
+    """Changes whenever a cache's content would: the format, DuckDB, the raw columns, the stored views' SQL."""
+    import duckdb
+
+    from ..raw_schema import RAW_TABLES
+    from ..schema_objects import body
+
+    h = hashlib.sha256(f"{FORMAT_VERSION}\0{duckdb.__version__}\0{sorted(RAW_TABLES.items())}".encode())
+    for view in MATERIALIZED:
+        for name in views_of(view):
+            h.update(body(name).encode())
+    return h.hexdigest()[:16]
+
+
+def meta_rows(sqlite_path: Path | None) -> dict[str, str]:
+    import duckdb
+
+    rows = {"format": salt(), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "duckdb": duckdb.__version__}
+    if sqlite_path is not None:
+        st = sqlite_path.stat()
+        rows |= {"profile": str(sqlite_path.resolve()), "profile_size": str(st.st_size),
+                 "profile_mtime_ns": str(st.st_mtime_ns)}
+    return rows

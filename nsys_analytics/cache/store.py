@@ -1,0 +1,170 @@
+"""The cache folders of profiles: found by identity, built part by part, bounded, listed and cleared.
+
+    c = cache.for_profile(sqlite_path, raw_columns)   # None: read the export itself (small, or --no-cache)
+    c.ensure(["CUPTI_ACTIVITY_KIND_KERNEL", "kernels"]) -> {name: cache file}   # built now where missing
+
+A profile's cache is a folder named by its identity (identity.py): a profile that changes or is replaced gets a
+new folder and never reads the old one. Inside, one file per raw table (`compat.<TABLE>`, typed as the compat
+layer types it) and per decoded view (`decoded.<VIEW>`, layout.MATERIALIZED), each built when a first query
+needs it, so a command copies only what it reads. See docs/cache.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from . import layout
+from .folder import columnar_dir, enabled, max_size, min_size
+
+SUFFIX = ".duckdb"
+_DAMAGE = re.compile(r"malformed|not a database|disk I/O error|SQLite", re.IGNORECASE)
+
+
+class ProfileCache:
+    """The cache folder of one profile's present content."""
+
+    def __init__(self, sqlite_path: Path, raw_columns: dict[str, set[str]], folder: Path):
+        self.sqlite_path = sqlite_path
+        self.raw_columns = raw_columns
+        self.folder = folder
+        self.broken = False  # a build failed: read the export directly from now on
+
+    def file(self, name: str) -> Path:
+        return self.folder / f"{name}{SUFFIX}"
+
+    def ensure(self, names) -> dict[str, Path]:
+        """The cache files of these raw tables and decoded views, built first where missing (those that could
+        not be built are left out: read them from the export)."""
+        found = {}
+        for name in names:
+            if not self.broken and (self.file(name).exists() or self._build(name)):
+                found[name] = self.file(name)
+        return found
+
+    def _build(self, name: str) -> bool:
+        from .build import build_decoded, build_table
+
+        new_folder = not self.folder.exists()
+        try:
+            if name in layout.MATERIALIZED:
+                inputs = self.ensure(layout.tables_of(name))
+                if len(inputs) < len(layout.tables_of(name)):
+                    return False
+                build_decoded(name, inputs, self.file(name))
+            else:
+                build_table(self.sqlite_path, self.raw_columns, name, self.file(name))
+        except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop the command
+            import duckdb
+
+            if not isinstance(e, (OSError, duckdb.Error)):
+                raise
+            self.broken = True
+            if not _DAMAGE.search(str(e)):  # a damaged profile: the direct read reports it, as without a cache
+                print(f"note: cannot cache {self.sqlite_path.name} ({str(e).splitlines()[0]}); reading it "
+                      "directly", file=sys.stderr)
+            return False
+        if new_folder:
+            _forget_older(self.folder)
+        evict(keep=self.folder)
+        return self.file(name).exists()
+
+
+def for_profile(sqlite_path: Path, raw_columns: dict[str, set[str]]) -> ProfileCache | None:
+    """The cache of this profile, or None when it is read directly (too small to gain, or caching is off)."""
+    if not enabled() or sqlite_path.stat().st_size < min_size():
+        return None
+    from .identity import identity
+
+    folder = columnar_dir() / f"{_prefix(sqlite_path)}{identity(sqlite_path, layout.salt())}"
+    if folder.exists():
+        _touch(folder)
+    return ProfileCache(sqlite_path, raw_columns, folder)
+
+
+def _prefix(sqlite_path: Path) -> str:
+    """'<stem>-<hash of the resolved path>-': every cache of one path starts with it."""
+    where = hashlib.sha256(str(sqlite_path.resolve()).encode()).hexdigest()[:8]
+    return f"{sqlite_path.stem}-{where}-"
+
+
+def _forget_older(folder: Path) -> None:
+    """Remove the caches of what this path held before (a changed or replaced profile)."""
+    prefix = folder.name[: folder.name.rfind("-") + 1]
+    for old in folder.parent.glob(f"{glob_escape(prefix)}*"):
+        if old != folder and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+def _touch(path: Path) -> None:
+    """Mark a cache as just used: its mtime orders the least-recently-used eviction."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def entries() -> list[Path]:
+    """Profile cache folders, least recently used first."""
+    root = columnar_dir()
+    if not root.is_dir():
+        return []
+    found = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != "duckdb-tmp"]
+    return sorted(found, key=_mtime)
+
+
+def size_of(folder: Path) -> int:
+    total = 0
+    for f in folder.glob("*"):
+        try:
+            total += f.stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def evict(keep: Path | None = None, bound: int | None = None) -> list[Path]:
+    """Remove the least recently used caches until the folder is under its size bound; return what went."""
+    bound = max_size() if bound is None else bound
+    folders = entries()
+    sizes = {f: size_of(f) for f in folders}
+    total = sum(sizes.values())
+    removed = []
+    for f in folders:
+        if total <= bound:
+            break
+        if f == keep:
+            continue
+        total -= sizes[f]
+        shutil.rmtree(f, ignore_errors=True)
+        removed.append(f)
+    return removed
+
+
+def clear(sqlite_path: Path | None = None) -> list[Path]:
+    """Remove every cache (or those of one profile path) and what killed builds left; return what went."""
+    from .build import remove_orphans
+
+    folders = entries()
+    if sqlite_path is not None:
+        folders = [f for f in folders if f.name.startswith(_prefix(sqlite_path))]
+    for f in folders:
+        shutil.rmtree(f, ignore_errors=True)
+    for f in entries():
+        remove_orphans(f)
+    return folders

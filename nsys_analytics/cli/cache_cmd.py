@@ -1,0 +1,56 @@
+"""`nsys-analytics cache list|info|clear`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import emit, output_options
+
+
+@click.group("cache")
+def command():
+    """The columnar cache: profiles' event tables copied once into DuckDB files that later commands read.
+
+    The folder is $NSYS_ANALYTICS_CACHE, else ~/.cache/nsys-analytics; nothing is ever written beside a profile.
+    `--no-cache` (before the command) or NSYS_ANALYTICS_NO_CACHE=1 reads profiles directly. See docs/cache.md.
+
+    \b
+    Examples:
+      nsys-analytics cache list
+      nsys-analytics cache info
+      nsys-analytics cache clear               # every cache
+      nsys-analytics cache clear run.sqlite    # the caches of one profile
+    """
+
+
+@command.command("list")
+@output_options
+def list_command(fmt, output):
+    """One row per cached profile: status (current, changed, missing), parts, size, last use."""
+    from ..cache.listing import cache_rows
+    from ..result import Result
+
+    emit(Result(*cache_rows()), fmt, output)
+
+
+@command.command("info")
+@output_options
+def info_command(fmt, output):
+    """The cache folder, its size and bound, and the smallest profile that gets a cache."""
+    from ..cache.listing import summary
+    from ..result import Result
+
+    info = summary()
+    emit(Result(["setting", "value"], [(k, v) for k, v in info.items()]), fmt, output)
+
+
+@command.command("clear")
+@click.argument("profile", required=False, type=click.Path(path_type=Path))
+def clear_command(profile):
+    """Remove every cache, or those of PROFILE."""
+    from .. import cache
+
+    removed = cache.clear(profile.expanduser() if profile else None)
+    click.echo(f"removed {len(removed)} cache{'s' if len(removed) != 1 else ''} from {cache.cache_dir()}", err=True)

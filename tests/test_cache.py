@@ -1,0 +1,187 @@
+"""The columnar cache: built once and read after, never stale, atomic, bounded, and off on request.
+
+That its answers equal the export's is checked by the oracle tests, which run in both modes (conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import nsys_analytics
+from nsys_analytics import cache
+from nsys_analytics.cli.main import cli
+
+from .conftest import PROFILES
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN = PROFILES / "gpt_train.sqlite"
+FORWARD = PROFILES / "gpt_forward.sqlite"
+
+
+@pytest.fixture
+def cached(monkeypatch, tmp_path):
+    """Caching on for every profile, in a fresh cache folder; returns the folder."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(folder))
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+    return folder
+
+
+def kernel_count(path: Path) -> int:
+    with nsys_analytics.open(path) as p:
+        return p.sql("SELECT count(*) FROM kernels").rows[0][0]
+
+
+def direct_kernel_count(path: Path) -> int:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+    finally:
+        con.close()
+
+
+def parts(folder: Path) -> set[str]:
+    return {f.name for d in (folder / "columnar").iterdir() if d.is_dir() for f in d.glob("*.duckdb")}
+
+
+def test_first_query_builds_what_it_reads_and_later_ones_read_it(cached):
+    with nsys_analytics.open(TRAIN) as p:
+        p.kernel_summary()
+        assert set(p._cache.attached) == {"CUPTI_ACTIVITY_KIND_KERNEL", "StringIds"}
+    assert parts(cached) == {"CUPTI_ACTIVITY_KIND_KERNEL.duckdb", "StringIds.duckdb"}
+    (folder,) = cache.entries()
+    built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
+    assert kernel_count(TRAIN) == direct_kernel_count(TRAIN)
+    assert "kernels.duckdb" in parts(cached)  # the decoded view, built from the cached raw tables
+    assert all(f.stat().st_mtime_ns == t for f, t in built.items())  # read, not rebuilt
+
+
+def test_no_cache_option_and_small_profiles_build_nothing(cached, monkeypatch):
+    result = CliRunner().invoke(cli, ["--no-cache", "kernels", str(TRAIN)])
+    assert result.exit_code == 0, result.output
+    monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1")
+    assert kernel_count(TRAIN) > 0
+    monkeypatch.delenv("NSYS_ANALYTICS_NO_CACHE")
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "64M")  # the fixture is below it
+    assert kernel_count(TRAIN) > 0
+    assert not cached.exists() or not cache.entries()
+
+
+def test_nothing_is_written_beside_the_profile(cached, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(TRAIN, work / "t.sqlite")
+    kernel_count(work / "t.sqlite")
+    assert [p.name for p in work.iterdir()] == ["t.sqlite"]
+    assert cache.entries()
+
+
+def test_a_profile_changed_in_place_never_reads_the_stale_cache(cached, tmp_path):
+    f = tmp_path / "t.sqlite"
+    shutil.copy(TRAIN, f)
+    before = kernel_count(f)
+    st = f.stat()
+    con = sqlite3.connect(f)
+    con.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid % 2 = 0")
+    con.commit()
+    con.close()
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime, same size: only the content differs
+    assert f.stat().st_size == st.st_size
+    after = kernel_count(f)
+    assert after == direct_kernel_count(f) < before
+    assert len(cache.entries()) == 1  # the stale cache is gone
+
+
+def test_a_replaced_profile_never_reads_the_stale_cache(cached, tmp_path):
+    f = tmp_path / "t.sqlite"
+    shutil.copy(TRAIN, f)
+    assert kernel_count(f) == direct_kernel_count(TRAIN)
+    shutil.copy(FORWARD, tmp_path / "new.sqlite")
+    os.replace(tmp_path / "new.sqlite", f)
+    assert kernel_count(f) == direct_kernel_count(FORWARD) != direct_kernel_count(TRAIN)
+
+
+def _run_cli(*args: str, cache_folder: Path) -> subprocess.Popen:
+    env = {**os.environ, "NSYS_ANALYTICS_CACHE": str(cache_folder), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0"}
+    main = "from nsys_analytics.cli.main import main; main()"
+    return subprocess.Popen([sys.executable, "-c", main, *args], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_two_processes_building_the_same_cache_both_succeed(cached):
+    query = "SELECT count(*), sum(duration_ns) FROM kernels"
+    procs = [_run_cli("sql", str(TRAIN), query, "--format", "csv", cache_folder=cached) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], outs
+    assert len({o for o, _ in outs}) == 1
+    direct = CliRunner().invoke(cli, ["--no-cache", "sql", str(TRAIN), query, "--format", "csv"])
+    assert outs[0][0] == direct.output
+    (folder,) = cache.entries()
+    assert not [f for f in folder.iterdir() if f.name.startswith(".")]  # no temporary file left
+
+
+def test_a_killed_build_leaves_nothing_half_made(cached, tmp_path):
+    big = tmp_path / "big.sqlite"  # large enough that the build takes a while
+    subprocess.run([sys.executable, str(ROOT / "bench" / "scale_profile.py"), str(TRAIN), str(big),
+                    "--copies", "60"], check=True, capture_output=True)
+    proc = _run_cli("sql", str(big), "SELECT count(*) FROM cuda_api", cache_folder=cached)
+    deadline = time.monotonic() + 60
+    while not any(cached.glob("columnar/*/.*.tmp")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert proc.poll() is None, "the build ended before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    (folder,) = cache.entries()
+    assert [f for f in folder.iterdir() if f.name.startswith(".")]  # its temporary file, never read
+    finished = {f.name for f in folder.glob("*.duckdb")}
+    with nsys_analytics.open(big) as p:
+        assert p.sql("SELECT count(*) FROM cuda_api").rows[0][0] > 0
+    assert not [f for f in folder.iterdir() if f.name.startswith(".")]  # removed by the next build
+    for name in finished:  # every file the killed process renamed into place was complete
+        assert (folder / name).stat().st_size > 0
+
+
+def test_least_recently_used_caches_go_first_when_over_the_bound(cached, tmp_path, monkeypatch):
+    copies = []
+    for i in range(3):
+        copies.append(tmp_path / f"p{i}.sqlite")
+        shutil.copy(TRAIN, copies[-1])
+        kernel_count(copies[-1])
+        time.sleep(0.01)
+    kernel_count(copies[0])  # used last
+    folders = cache.entries()
+    sizes = [cache.size_of(f) for f in folders]
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MAX_SIZE", str(sum(sizes) - 1))
+    removed = cache.evict()
+    assert removed == [folders[0]] and folders[0].name.startswith("p1-")
+    assert [f.name[:2] for f in cache.entries()] == ["p2", "p0"]
+
+
+def test_cache_list_info_clear(cached, tmp_path):
+    kernel_count(TRAIN)
+    f = tmp_path / "gone.sqlite"
+    shutil.copy(FORWARD, f)
+    kernel_count(f)
+    f.unlink()
+    runner = CliRunner()
+    listing = runner.invoke(cli, ["cache", "list", "--format", "csv"])
+    assert listing.exit_code == 0, listing.output
+    lines = listing.output.splitlines()
+    assert lines[0] == "profile,status,parts,size_mib,last_used,folder"
+    assert sorted(line.split(",")[1] for line in lines[1:]) == ["current", "missing"]
+    info = runner.invoke(cli, ["cache", "info", "--format", "csv"])
+    assert f"folder,{cached}" in info.output and "profiles,2" in info.output
+    one = runner.invoke(cli, ["cache", "clear", str(TRAIN)])
+    assert one.exit_code == 0 and "removed 1 cache" in one.output
+    assert len(cache.entries()) == 1
+    runner.invoke(cli, ["cache", "clear"])
+    assert cache.entries() == []

@@ -1,0 +1,50 @@
+"""Start-up stays quick: the CLI imports what a command needs, when it runs, and nothing for --help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nsys_analytics.cli.main import COMMANDS, SUMMARIES, cli
+
+from .conftest import PROFILES, ROOT
+
+HEAVY = ("pandas", "matplotlib", "sqlalchemy", "dask", "numpy", "ncu_report")
+
+
+def modules_after(code: str) -> set[str]:
+    """Top-level packages imported by a fresh interpreter after running `code`."""
+    probe = (f"import sys, json\n{code}\n"
+             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_importing_the_cli_imports_nothing_heavy():
+    loaded = modules_after("import nsys_analytics.cli.main")
+    assert loaded.isdisjoint((*HEAVY, "duckdb")), sorted(loaded & {*HEAVY, "duckdb"})
+
+
+def test_help_imports_no_command():
+    loaded = modules_after(
+        "from nsys_analytics.cli.main import main\nsys.argv = ['nsys-analytics', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass")
+    assert loaded.isdisjoint((*HEAVY, "duckdb")), sorted(loaded & {*HEAVY, "duckdb"})
+
+
+def test_kernels_on_a_small_profile_imports_no_pandas():
+    loaded = modules_after(
+        "from nsys_analytics.cli.main import main\n"
+        f"sys.argv = ['nsys-analytics', 'kernels', {str(PROFILES / 'gpt_train.sqlite')!r}, '--limit', '1']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass")
+    assert "duckdb" in loaded  # it did run
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_listed_summary_is_the_commands_own(name):
+    command = cli.get_command(None, name)
+    assert SUMMARIES[name] == command.get_short_help_str(limit=1000)
