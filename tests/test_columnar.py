@@ -52,9 +52,14 @@ def test_sql_reads_raw_tables_of_a_parquetdir(tmp_path):
 
 def test_a_folder_without_tables_is_one_line_error(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
-    result = run("kernels", str(tmp_path))
+    result = run("kernels", str(tmp_path))  # read as a folder of rank profiles, holding none
     assert result.exit_code == 1 and result.output.count("\n") == 1
-    assert "is a directory" in result.output and "parquetdir" in result.output
+    assert "is a directory" in result.output
+    import nsys_analytics
+    from nsys_analytics.errors import ProfileError
+
+    with pytest.raises(ProfileError, match="is a directory.*parquetdir"):
+        nsys_analytics.open(tmp_path)
 
 
 def test_a_folder_mixing_formats_is_refused(tmp_path):

@@ -58,6 +58,9 @@ SUMMARIES = {
               "(d) inference vs training categories, (e) attention softmax vs matmul.",
     "diagnose": "Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.",
     "ncu": "Nsight Compute metrics per kernel, from an .ncu-rep or an `ncu --csv --page raw` export.",
+    "ranks": "Distributed training, rank by rank: step time, GPU busy, compute, communication, overlap, and time "
+             "waiting in collectives for other ranks; names the straggler and the range where it loses the time.",
+    "nccl": "NCCL collectives: GPU time per operation over all ranks and per rank (like the `nccl_sum` recipe).",
     "cache": "The columnar cache: profiles' event tables copied once into DuckDB files that later commands read.",
 }
 
@@ -80,9 +83,14 @@ class ErrorHandlingGroup(click.Group):
         from click.utils import make_default_short_help
 
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [(name, make_default_short_help(SUMMARIES[name], limit)) for name in COMMANDS]
+        rows = [(name, make_default_short_help(SUMMARIES.get(name) or self._summary(ctx, name), limit))
+                for name in COMMANDS]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+    def _summary(self, ctx: click.Context, name: str) -> str:
+        """A command missing from SUMMARIES: its own help line (importing it)."""
+        return self.get_command(ctx, name).get_short_help_str(limit=1000)
 
     def invoke(self, ctx: click.Context):
         debug = ctx.params.get("debug") or "--debug" in sys.argv
