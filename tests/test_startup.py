@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -15,11 +16,12 @@ from .conftest import PROFILES, ROOT
 HEAVY = ("pandas", "matplotlib", "sqlalchemy", "dask", "numpy", "ncu_report")
 
 
-def modules_after(code: str) -> set[str]:
+def modules_after(code: str, env: dict | None = None) -> set[str]:
     """Top-level packages imported by a fresh interpreter after running `code`."""
     probe = (f"import sys, json\n{code}\n"
              "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True,
+                          env={**os.environ, **(env or {})})
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
@@ -35,13 +37,16 @@ def test_help_imports_no_command():
     assert loaded.isdisjoint((*HEAVY, "duckdb")), sorted(loaded & {*HEAVY, "duckdb"})
 
 
-def test_kernels_on_a_small_profile_imports_no_pandas():
+@pytest.mark.parametrize("cached", [False, True], ids=["direct", "building-the-cache"])
+def test_kernels_on_a_small_profile_imports_no_pandas(cached, tmp_path):
+    env = {"NSYS_ANALYTICS_CACHE": str(tmp_path), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0" if cached else "64M"}
     loaded = modules_after(
         "from nsys_analytics.cli.main import main\n"
         f"sys.argv = ['nsys-analytics', 'kernels', {str(PROFILES / 'gpt_train.sqlite')!r}, '--limit', '1']\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass")
+        "try:\n    main()\nexcept SystemExit:\n    pass", env)
     assert "duckdb" in loaded  # it did run
     assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+    assert any(tmp_path.iterdir()) == cached
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
