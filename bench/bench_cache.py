@@ -1,7 +1,7 @@
 """The columnar cache at scale: each command cold (cache built by it), warm (cache read) and without the cache,
 whole processes, beside nsys 2022.4 where it has the report.
 
-    python bench/bench_cache.py --profile /tmp/bench/train_x850.sqlite [--forward F] [--runs 3] [--no-direct]
+    python bench/bench_cache.py [--profile /tmp/bench/train_x850.sqlite] [--forward F] [--runs 3] [--no-direct]
     python bench/bench_cache.py --profile P --heavy        # cache build, then the eight heaviest, cold and warm
 
 The cache goes to a private folder under /tmp/bench (removed first), never to the user's. Prints a markdown
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CLI, count_kernels, nsys_2022
+from common import CLI, count_kernels, nsys_2022, scaled_profile
 from measure import measure
 
 FORWARD = Path("/tmp/bench/forward_k1000.sqlite")
@@ -74,7 +74,7 @@ def cell(m: tuple[float, float, int] | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--profile", type=Path, required=True)
+    parser.add_argument("--profile", type=Path, help="default: gpt_train scaled to 1 M kernels (bench-data/)")
     parser.add_argument("--forward", type=Path, default=FORWARD if FORWARD.exists() else None)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-direct", action="store_true", help="skip the runs without the cache")
@@ -82,6 +82,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="command labels to run")
     parser.add_argument("--heavy", action="store_true", help="cache build, then the eight heaviest back to back")
     args = parser.parse_args()
+    args.profile = args.profile or scaled_profile(1_000_000)
     folder = Path(tempfile.mkdtemp(prefix="cache-", dir="/tmp/bench"))
     cached = {"NSYS_ANALYTICS_CACHE": str(folder), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0"}
     direct = {"NSYS_ANALYTICS_NO_CACHE": "1"}
