@@ -61,6 +61,14 @@ SUMMARIES = {
     "ranks": "Distributed training, rank by rank: step time, GPU busy, compute, communication, overlap, and time "
              "waiting in collectives for other ranks; names the straggler and the range where it loses the time.",
     "nccl": "NCCL collectives: GPU time per operation over all ranks and per rank (like the `nccl_sum` recipe).",
+    "timeline": "A timeline picture: NVTX ranges and CUDA API calls per thread, kernels (coloured by category), "
+                "copies, memsets and CUDA graph launches per GPU stream, on a time axis in ms.",
+    "export": "Hand a profile to other tools: Perfetto / chrome://tracing, or Parquet for pandas, polars, Spark.",
+    "html": "One self-contained HTML page (no network needed to view it): per profile a headline, its info, the top "
+            "kernels, GPU time by category with a plot, NVTX ranges with their GPU projection, and the diagnose "
+            "findings, each with a timeline of its worst window.",
+    "diff": "Did my change make it faster, and where: BASE against NEW, per kernel, category, NVTX range and rank.",
+    "runs": "A catalog of runs: store what the reports compute for a profile, compare runs later, gate CI on them.",
     "cache": "The columnar cache: profiles' event tables copied once into DuckDB files that later commands read.",
 }
 
