@@ -83,6 +83,8 @@ def open_nsys(path: str | Path) -> Profile:
     if getattr(path, "is_rank", False):  # a ProfileSet member: its file, restricted to its process
         return path.open()
     p = Path(path).expanduser()
+    if p.is_dir():  # a parquetdir/arrowdir export, or a folder that source.resolve refuses in one line
+        return Profile(p)
     source.check_regular_file(p, "an nsys SQLite export (`nsys export --type sqlite`) or a .nsys-rep file")
     if ncu_source.is_ncu_input(p):
         raise source.not_nsys_error(p)

@@ -34,8 +34,6 @@ def table_files(folder: Path) -> dict[str, Path]:
 
 def attach(con, folder: Path, raw: str) -> dict[str, set[str]]:
     """Views `raw.<TABLE>` over the folder's files in catalog `raw`; return {table: its columns}."""
-    from .database import _quote
-
     con.execute(f'ATTACH \':memory:\' AS "{raw}"')
     columns = {}
     for table, path in table_files(folder).items():
@@ -49,6 +47,10 @@ def attach(con, folder: Path, raw: str) -> dict[str, set[str]]:
         con.execute(f'CREATE VIEW "{raw}".main."{table}" AS {select}')
         columns[table] = {row[0] for row in con.execute(f'DESCRIBE "{raw}".main."{table}"').fetchall()}
     return columns
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _arrow_table(path: Path):

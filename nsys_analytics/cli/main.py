@@ -60,7 +60,8 @@ SUMMARIES = {
     "ncu": "Nsight Compute metrics per kernel, from an .ncu-rep or an `ncu --csv --page raw` export.",
     "ranks": "Distributed training, rank by rank: step time, GPU busy, compute, communication, overlap, and time "
              "waiting in collectives for other ranks; names the straggler and the range where it loses the time.",
-    "nccl": "NCCL collectives: GPU time per operation over all ranks and per rank (like the `nccl_sum` recipe).",
+    "nccl": "NCCL collectives over all ranks and per rank: NCCL's calls as the `nccl_sum` recipe (its NVTX ranges), "
+            "or the GPU time of its kernels (ncclDevKernel_* / ncclKernel_*) per operation with --by op.",
     "timeline": "A timeline picture: NVTX ranges and CUDA API calls per thread, kernels (coloured by category), "
                 "copies, memsets and CUDA graph launches per GPU stream, on a time axis in ms.",
     "export": "Hand a profile to other tools: Perfetto / chrome://tracing, or Parquet for pandas, polars, Spark.",
