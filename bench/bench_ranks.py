@@ -112,7 +112,8 @@ def main() -> None:
         cpu = f"{r['cpu_s']:>8.1f}" if r.get("cpu_s") else f"{'-':>8}"
         print(f"{name:<48} {r['wall_s']:>9.2f} {cpu} {r['parent_peak_mib']:>18.0f}"
               + (f"  {r['stderr']}" if r.get("stderr") else ""))
-    print("CPU: the command's process and its pool workers (user + system); Dask workers are not its children.")
+    print("CPU: the command's own process (user + system); the pool's workers are the forkserver's children and "
+          "Dask's the cluster's, so their CPU is not in it.")
     print(f"\nafter: {load()}")
 
 

@@ -40,12 +40,16 @@ def match_collectives(nccl: dict[int, pd.DataFrame]) -> tuple[pd.DataFrame, list
         if ops is None or ops.empty:
             continue
         o = ops.sort_values(["start_ns", "stream"], kind="stable").copy()
-        o["ordinal"] = o.groupby("name").cumcount()
+        o["name"] = o["name"].astype(str)
+        o["op"] = o["op"].astype(str)
+        o["ordinal"] = o.groupby("name", observed=True).cumcount()
         o["rank"] = rank
         parts.append(o[["rank", "name", "op", "ordinal", "start_ns", "end_ns", "stream"]])
     if len(parts) < 2:
         return _empty_collectives(), notes
     allops = pd.concat(parts, ignore_index=True)
+    for c in ("name", "op"):  # one category over all ranks: the joins below compare names, not strings
+        allops[c] = allops[c].astype("category")
     ranks = allops["rank"].nunique()
     present = allops.groupby(["name", "ordinal"])["rank"].transform("nunique")
     unmatched = int((present < ranks).sum())

@@ -68,7 +68,17 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
             columns=["step", "name", "duration_ns", "instances"])
         gpu = _step_gpu_time(p, steps)
     steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
-    return {"steps": steps, "phases": phases, "gpu": gpu, "nccl": _on_common_clock(ops, member, ("start_ns", "end_ns"))}
+    return {"steps": steps, "phases": phases, "gpu": gpu, "nccl": _slim(_on_common_clock(ops, member, ("start_ns",
+                                                                                               "end_ns")))}
+
+
+def _slim(ops: pd.DataFrame) -> pd.DataFrame:
+    """What the cross-rank matching needs of the NCCL kernels, names as categories: a rank may have tens of
+    thousands, and the parent holds every rank's."""
+    out = ops[["start_ns", "end_ns", "name", "op", "stream"]].copy()
+    for c in ("name", "op"):
+        out[c] = out[c].astype("category")
+    return out
 
 
 def repetition_steps(ops: pd.DataFrame, max_period: int = 256) -> pd.DataFrame:
