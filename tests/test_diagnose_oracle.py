@@ -24,7 +24,7 @@ def _analyzed(profile: Path) -> bool:
 
 
 def our_rows(profile: Path, rule: str) -> list[list[str]]:
-    result = CliRunner().invoke(cli, ["diagnose", str(profile), "--rule", rule, "--format", "csv"])
+    result = CliRunner().invoke(cli, ["diagnose", str(profile), "--window", "all", "--rule", rule, "--format", "csv"])
     assert result.exit_code == 0, result.output
     return list(csv.reader(io.StringIO(result.output)))
 

@@ -8,6 +8,7 @@ from ..diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
 from ..diagnose.findings import rank
 from ..diagnose.render import FORMATS, render_report
 from ..filters import parse_time_ns
+from ..steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
 from .options import PROFILE_ARG
 from .outputs import deliver
 from .profiles import open_profile
@@ -24,6 +25,12 @@ EXIT_FINDINGS = 4
 @click.option("--range", "range_name", metavar="NAME",
               help="Only the time span of the NVTX range(s) NAME (text, ':text', 'domain:text' or a glob): "
                    "from the first matching instance's start to the last one's end.")
+@click.option("--window", "scope", type=click.Choice(WINDOWS), default="steady", show_default=True,
+              help="steady: the step ranges after the warm-up, when the profile has them (else the whole capture); "
+                   "all: the whole capture, as nsys analyze. --start/--end/--range replace it.")
+@click.option("--step-range", default=STEP_RANGE, show_default=True, help="NVTX range(s) that mark steps.")
+@click.option("--warmup-range", default=WARMUP_RANGE, show_default=True,
+              help="NVTX range holding warm-up work, left out of the steady state.")
 @click.option("--rows", type=int, default=50, show_default=True, help="Rows per nsys rule; -1 for all.")
 @click.option("--gap", "gap_ms", type=click.IntRange(min=0), default=500, show_default=True,
               help="gpu_gaps: shortest gap reported (ms), like nsys' gap=.")
@@ -38,20 +45,22 @@ EXIT_FINDINGS = 4
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]),
               help=f"Exit with code {EXIT_FINDINGS} when a finding is this severe or worse (for CI).")
-def command(profile, rules, start, end, range_name, rows, gap_ms, threshold_pct, chunks, short_kernel_us, fmt, output,
-            fail_on):
+def command(profile, rules, start, end, range_name, scope, step_range, warmup_range, rows, gap_ms, threshold_pct,
+            chunks, short_kernel_us, fmt, output, fail_on):
     """Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.
 
     Runs nsys' expert rules (gpu_gaps, gpu_time_util, cuda_memcpy_async, cuda_memcpy_sync,
-    cuda_memset_sync, cuda_api_sync; same output as `nsys analyze`) and rules beyond them (launch_bound,
-    gpu_starved, copy_bottleneck, gpu_utilization). Findings come most GPU time at stake first, each with
-    the NVTX ranges it happens in; rules whose data the profile lacks are SKIPPED with the nsys option
-    that captures it.
+    cuda_memset_sync, cuda_api_sync; same output as `nsys analyze` with --window all) and rules beyond them
+    (launch_bound, gpu_starved, copy_bottleneck, gpu_utilization). Findings come most GPU time at stake first,
+    each with the NVTX ranges it happens in; rules whose data the profile lacks are SKIPPED with the nsys
+    option that captures it. By default only the steady state is diagnosed (the `step_*` ranges after the
+    warm-up, when the profile has them): start-up and warm-up idle time is no finding. Exit code 1 when
+    nothing could be checked (no CUDA data in the window).
 
     \b
     Examples:
       nsys-analytics diagnose run.sqlite
-      nsys-analytics diagnose run.sqlite --rule gpu_gaps --gap 100 --format csv
+      nsys-analytics diagnose run.sqlite --window all --rule gpu_gaps --gap 100 --format csv
       nsys-analytics diagnose run.sqlite --start 2s --end 4s --format markdown
       nsys-analytics diagnose run.sqlite --range 'step_*'
       nsys-analytics diagnose run.sqlite --format json --fail-on error   # exit 4 on an error finding
@@ -60,7 +69,8 @@ def command(profile, rules, start, end, range_name, rows, gap_ms, threshold_pct,
     nsys_options = NsysOptions(None if rows < 0 else rows, gap_ms, threshold_pct, chunks)
     thresholds = Thresholds(chunks=chunks, short_kernel_us=short_kernel_us)
     with open_profile(profile) as p:
-        report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name)
+        report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
+                          warmup_range or None)
     text = render_report(report, fmt)
     deliver(text, fmt, output)
     worst = report.worst_severity()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .data import Window
-from .findings import Finding, ms, pct
+from .findings import Finding, cpu_advice, ms, pct
 
 if TYPE_CHECKING:
     from ..profile import Profile
@@ -161,7 +161,7 @@ def gpu_utilization(profile: Profile, window: Window, t: Thresholds) -> list[Fin
             "gpu_utilization", "error" if share < t.utilization_pct / 2 else "warning",
             f"GPU busy {share}% of its {ms(span)} span (busy union across streams); "
             f"{sum(p < t.utilization_pct for p in per_chunk)} of {len(group)} chunks below {t.utilization_pct:g}%",
-            "See gpu_starved, launch_bound and copy_bottleneck for why; add NVTX ranges to see what the CPU does.",
+            f"See gpu_starved, launch_bound and copy_bottleneck for why; {cpu_advice(profile)}.",
             int(span - busy), _worst(group, lambda r: (r["chunk_end_ns"] - r["chunk_start_ns"]) - r["busy_ns"]),
             {"span_ns": span, "busy_ns": busy, "utilization_pct": share, "chunk_utilization_pct": per_chunk},
             pid, device,

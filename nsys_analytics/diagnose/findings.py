@@ -37,3 +37,10 @@ def ms(ns: float) -> str:
 
 def pct(part: float, whole: float) -> float:
     return round(100.0 * part / whole, 1) if whole else 0.0
+
+
+def cpu_advice(profile) -> str:
+    """Where to look for what the CPU did: the NVTX ranges each finding lists, or how to get some."""
+    if profile.has_table("NVTX_EVENTS") and profile.sql("SELECT count(*) FROM _nvtx_ranges").rows[0][0]:
+        return "the NVTX ranges listed show what the CPU ran then; CPU sampling (`nsys profile --sample=cpu`) shows more"
+    return "add NVTX ranges around the phases of your loop, or sample the CPU (`nsys profile --sample=cpu`)"

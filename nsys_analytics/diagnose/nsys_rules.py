@@ -32,7 +32,7 @@ class NsysRule:
     title: str
     needs: tuple[tuple[str, str], ...]  # (raw table, what nsys asks about when it is missing)
     headers: tuple[str, ...]
-    advice: str
+    advice: str  # `{cpu}`: where to see what the CPU did (findings.cpu_advice)
     params: Callable[[NsysOptions], dict]
     mb_column: str | None = None  # column shown in MB with three decimals, as nsys does
 
@@ -81,13 +81,13 @@ NSYS_RULES: dict[str, NsysRule] = {r.name: r for r in (
     NsysRule(
         "gpu_gaps", "GPU Gaps", _GPU_OPS,
         ("Row#", "Duration (ns)", "Start (ns)", "PID", "Device ID", "Context ID"),
-        "The GPU is idle in these ranges; find what the CPU does then (NVTX ranges, CPU sampling).",
+        "The GPU is idle in these ranges; {cpu}.",
         lambda o: {"threshold_ns": o.gap_ms * 1_000_000},
     ),
     NsysRule(
         "gpu_time_util", "GPU Time Utilization", _GPU_OPS,
         ("Row#", "In-Use (%)", "Duration (ns)", "Start (ns)", "PID", "Device ID", "Context ID"),
-        "The GPU is mostly idle in these stretches; find what the CPU does then (NVTX ranges, CPU sampling).",
+        "The GPU is mostly idle in these stretches; {cpu}.",
         lambda o: {"chunks": o.chunks, "threshold_pct": o.threshold_pct},
     ),
 )}

@@ -29,6 +29,8 @@ def findings_result(report: DiagnoseReport) -> Result:
 
 def _findings_text(report: DiagnoseReport, fmt: str) -> str:
     title = "## Findings\n\n" if fmt == "markdown" else "Findings (most GPU time at stake first)\n\n"
+    if report.window and report.range is None:
+        title += f"Window: {report.window['text']}.\n\n"
     if report.range is not None:
         r = report.range
         title += (f"Restricted to NVTX range {r['name']!r}: {r['instances']:,} instance(s), "

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
+from ..errors import MissingDataError, UsageError
+from ..steady import STEP_RANGE, WARMUP_RANGE, steady_state
 from .beyond import BEYOND_RULES, Thresholds
 from .data import Window, prepare
-from .findings import Finding, ms, rank
+from .findings import Finding, cpu_advice, ms, rank
 from .nsys_rules import NSYS_RULES, NsysOptions, RuleOutcome, run_nsys_rule
 from .ranges import attach_ranges, range_window
 
@@ -24,6 +25,7 @@ class DiagnoseReport:
     outcomes: list[RuleOutcome] = field(default_factory=list)  # nsys rules, in nsys' order
     findings: list[Finding] = field(default_factory=list)  # every rule's findings, most GPU time at stake first
     range: dict[str, Any] | None = None  # with `range_name`: the name, its instances and the window kept
+    window: dict[str, Any] = field(default_factory=dict)  # the window diagnosed: kind, from_ns, to_ns, text
 
     @property
     def skipped(self) -> list[str]:
@@ -34,6 +36,7 @@ class DiagnoseReport:
 
     def to_dict(self) -> dict[str, Any]:
         d = {
+            "window": self.window,
             "findings": [f.to_dict() for f in self.findings],
             "nsys_rules": {o.rule.name: _outcome_dict(o) for o in self.outcomes},
         }
@@ -44,27 +47,29 @@ class DiagnoseReport:
 
 def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = _WHOLE_PROFILE,
              nsys_options: NsysOptions = _NSYS_DEFAULTS, thresholds: Thresholds = _THRESHOLDS,
-             range_name: str | None = None) -> DiagnoseReport:
+             range_name: str | None = None, scope: str = "steady", step_range: str = STEP_RANGE,
+             warmup_range: str | None = WARMUP_RANGE) -> DiagnoseReport:
     """Run `rules` (nsys' and ours) over `window`; findings come ordered by GPU time at stake.
 
     `range_name` (text, 'domain:text' or a glob, as `kernels --range`) narrows `window` to the envelope of
-    the matching NVTX range instances: from the first one's start to the last one's end. Each finding
-    lists the NVTX ranges its windows overlap.
+    the matching NVTX range instances: from the first one's start to the last one's end. Without a window or
+    a range, `scope` 'steady' diagnoses the steady state (steady.py: the `step_range` instances after the
+    warm-up) when the profile has step ranges, 'all' the whole capture. Each finding lists the NVTX ranges
+    its windows overlap. MissingDataError when nothing could be checked (no CUDA data in the window).
     """
     unknown = [r for r in rules if r not in RULES]
     if unknown:
         raise UsageError(f"unknown rule {unknown[0]!r}; choose from {', '.join(RULES)}")
     if window.from_ns > window.to_ns:
         raise UsageError("the start time cannot be later than the end time")
-    scope = None
-    if range_name is not None:
-        window, scope = range_window(profile, range_name, window)
+    window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range)
     prepare(profile, window)
-    report = DiagnoseReport(range=scope)
+    _require_cuda_data(profile, window, about)
+    report = DiagnoseReport(range=scope, window={**about, **window.params()})
     for name in (r for r in NSYS_RULES if r in rules):
         outcome = run_nsys_rule(profile, NSYS_RULES[name], window, nsys_options)
         report.outcomes.append(outcome)
-        report.findings += _nsys_finding(outcome)
+        report.findings += _nsys_finding(outcome, profile)
     for name in (r for r in BEYOND_RULES if r in rules):
         report.findings += BEYOND_RULES[name](profile, window, thresholds)
     report.findings.sort(key=lambda f: (-f.at_stake_ns, -rank(f.severity), f.rule))
@@ -72,7 +77,44 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
     return report
 
 
-def _nsys_finding(outcome: RuleOutcome) -> list[Finding]:
+def _window(profile: Profile, window: Window, range_name: str | None, scope: str, step_range: str,
+            warmup_range: str | None) -> tuple[Window, dict[str, Any], dict | None]:
+    """The window to diagnose, what it is ({kind, text}), and the --range details."""
+    if range_name is not None:
+        window, found = range_window(profile, range_name, window)
+        return window, {"kind": "range", "text": f"NVTX range {range_name!r}"}, found
+    if window != _WHOLE_PROFILE:
+        return window, {"kind": "given", "text": f"{window.from_ns / 1e9:.3f} s to {_to_text(window)}"}, None
+    steady = steady_state(profile, scope, step_range, warmup_range)
+    if steady.from_ns is None:
+        return window, {"kind": "all", "text": steady.text}, None
+    return Window(steady.from_ns, steady.to_ns), {"kind": "steady", "text": steady.text}, None
+
+
+def _to_text(window: Window) -> str:
+    return "the end" if window.to_ns == _WHOLE_PROFILE.to_ns else f"{window.to_ns / 1e9:.3f} s"
+
+
+def _require_cuda_data(profile: Profile, window: Window, about: dict[str, Any]) -> None:
+    """MissingDataError when no rule can check anything: no GPU operation and no CUDA API call in the window."""
+    if profile.sql("SELECT count(*) FROM _diag.gpu_ops").rows[0][0]:
+        return
+    calls = profile.sql("SELECT count(*) FROM cuda_api WHERE start_ns < $to AND end_ns >= $from",
+                        {"from": window.from_ns, "to": window.to_ns}).rows[0][0]
+    if calls:
+        return
+    if not any(profile.has_table(t) for t in _CUDA_TABLES):
+        raise MissingDataError(f"{profile.path}: nothing could be checked: the profile has no CUDA data (kernels, "
+                               "copies, memsets or CUDA API calls); profile with `nsys profile --trace=cuda`")
+    raise MissingDataError(f"{profile.path}: nothing could be checked: no GPU operation or CUDA API call in "
+                           f"{about['text']}; choose another window (--start/--end, --range, --window all)")
+
+
+_CUDA_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
+
+
+def _nsys_finding(outcome: RuleOutcome, profile: Profile) -> list[Finding]:
     """An nsys rule with rows becomes one warning: its rows' total duration is the time at stake."""
     result = outcome.result
     if result is None or not result.rows:
@@ -85,7 +127,7 @@ def _nsys_finding(outcome: RuleOutcome) -> list[Finding]:
     pid = worst[0][2] if len({p for _, _, p in worst}) == 1 else None  # NVTX ranges: that process's only
     return [Finding(
         outcome.rule.name, "warning", f"{outcome.rule.title}: {len(result.rows)} rows, {ms(sum(durations))} in all",
-        outcome.rule.advice, int(sum(durations)), windows, {"rows": len(result.rows)}, pid,
+        outcome.rule.advice.format(cpu=cpu_advice(profile)), int(sum(durations)), windows, {"rows": len(result.rows)}, pid,
     )]
 
 

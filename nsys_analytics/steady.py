@@ -1,0 +1,87 @@
+"""The steady state of a profile: its step ranges once the warm-up is over. The default window of `breakdown`,
+`report` and `diagnose`, defined here once so that the three agree.
+
+A training or inference loop starts with work that a measurement should leave out: CUDA context creation, weight
+uploads, cuDNN/cuBLAS autotuning, the first iterations. When the profile has NVTX ranges that mark steps (default
+`step_*`, the name or a glob), the steady state is the step instances that are not warm-up: not inside the warm-up
+range (default `warmup`) and, with `warmup_steps` N, not among the first N steps. Reports then keep the GPU work
+launched inside those instances (`ops_params`) or, for time-based rules, the span from the first kept instance's
+start to the last one's end (`from_ns`, `to_ns`). Without step ranges, the steady state is the whole capture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .errors import UsageError
+from .reports.assignment_data import Warmup, matches, range_instances, range_names, resolve_warmup
+
+if TYPE_CHECKING:
+    from .profile import Profile
+
+STEP_RANGE = "step_*"
+WARMUP_RANGE = "warmup"
+WINDOWS = ("steady", "all")
+_NONE = Warmup(None, None, "")
+
+
+@dataclass(frozen=True)
+class Steady:
+    """The window a report covers: the steady-state step instances, or (step_range None) the whole capture."""
+
+    step_range: str | None
+    warmup: Warmup
+    instances: int = 0      # step instances kept
+    excluded: int = 0       # step instances left out as warm-up
+    from_ns: int | None = None  # first kept instance's start
+    to_ns: int | None = None    # last kept instance's end
+    text: str = "the whole capture"  # says which window, for the line every report prints
+
+    @property
+    def kind(self) -> str:
+        return "steady" if self.step_range else "all"
+
+    def ops_params(self) -> dict:
+        """SQL parameters of the operations launched inside the kept instances (sql/macros/steady_ops.sql)."""
+        return {"steady_range": self.step_range, "steady_warmup": self.warmup.range,
+                "steady_after_ns": self.warmup.after_ns}
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "step_range": self.step_range, "warmup_range": self.warmup.range,
+                "instances": self.instances, "excluded": self.excluded, "from_ns": self.from_ns,
+                "to_ns": self.to_ns, "text": self.text}
+
+
+def steady_state(profile: Profile, window: str = "steady", step_range: str = STEP_RANGE,
+                 warmup_range: str | None = WARMUP_RANGE, warmup_steps: int = 0) -> Steady:
+    """The steady state of `profile` (window 'steady'), or the whole capture (window 'all', or no step range)."""
+    if window not in WINDOWS:
+        raise UsageError(f"window {window!r}: choose one of {', '.join(WINDOWS)}")
+    if window == "all":
+        return Steady(None, _NONE, text="the whole capture (--window all)")
+    names = range_names(profile)
+    if not names:
+        return Steady(None, _NONE, text="the whole capture: the profile has no NVTX ranges to find steps in")
+    if not matches(names, step_range):
+        return Steady(None, _NONE, text=f"the whole capture: no {step_range!r} range marks steps "
+                                        "(--step-range names yours)")
+    warmup = resolve_warmup(profile, names, warmup_range, warmup_steps, step_range)
+    instances = range_instances(profile, step_range, warmup)
+    kept = [(start, start + duration) for _, _, start, duration, warm in instances if not warm]
+    if not kept:
+        return Steady(None, _NONE, text=f"the whole capture: every {step_range!r} range is warm-up")
+    excluded = len(instances) - len(kept)
+    start, end = min(s for s, _ in kept), max(e for _, e in kept)
+    return Steady(step_range, warmup, len(kept), excluded, start, end,
+                  f"the steady state: {len(kept)} {step_range!r} range(s), {_warmup_words(warmup, excluded)}, "
+                  f"{start / 1e9:.3f}-{end / 1e9:.3f} s (--window all: the whole capture)")
+
+
+def _warmup_words(warmup: Warmup, excluded: int) -> str:
+    parts = []
+    if warmup.range:
+        parts.append(f"work inside {warmup.range!r}")
+    if excluded:
+        parts.append(f"{excluded} step(s)")
+    return "warm-up excluded (" + " and ".join(parts) + ")" if parts else "no warm-up found to exclude"
