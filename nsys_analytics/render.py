@@ -8,6 +8,8 @@ import json
 import math
 import re
 
+from .errors import MissingDataError, UsageError
+
 FORMATS = ("table", "csv", "json", "markdown")
 MACHINE_FORMATS = ("csv", "json")  # exact bytes; every other format is for people and escapes control characters
 NAME_WIDTH = 128  # long kernel names are shortened to this many characters, in the table format only
@@ -65,6 +67,19 @@ def _with_rows(result, rows):
     from dataclasses import replace
 
     return replace(result, rows=rows, batches=None)
+
+
+def pick_table(tables: dict, name: str | None, default: str):
+    """The one table a CSV holds, of a command that has several: `name` (--table), else `default`.
+
+    `tables`: {name: Result, or the sentence saying why that table could not be made}."""
+    name = name or default
+    if name not in tables:
+        raise UsageError(f"--table {name!r}: this output has the tables {', '.join(tables)} (default {default})")
+    table = tables[name]
+    if isinstance(table, str):
+        raise MissingDataError(f"table {name!r} is not available: {table}")
+    return table
 
 
 def to_csv(result) -> str:

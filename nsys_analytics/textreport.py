@@ -12,6 +12,7 @@ from .result import Result
 class Table:
     title: str
     result: Result
+    name: str = ""  # what `--table` calls it (`--format csv` writes one table)
 
 
 @dataclass
@@ -31,6 +32,15 @@ class TextReport:
     title: str
     inputs: list[str]
     sections: list[ReportSection]
+    table_sections: dict[str, str] = field(default_factory=dict)  # table name -> the key of its section
 
     def section(self, key: str) -> ReportSection:
         return next(s for s in self.sections if s.key == key)
+
+    def tables(self) -> dict:
+        """{table name: Result, or why its section could not be made}, in report order."""
+        made = {t.name: t.result for s in self.sections for t in s.tables}
+        out = {}
+        for name, key in self.table_sections.items():
+            out[name] = made.get(name, self.section(key).missing or "the section has no such table")
+        return out

@@ -1,18 +1,22 @@
-"""Text for a `TextReport` (`report`, `attention`): text, markdown or JSON. Tables go through render.py."""
+"""Text for a `TextReport` (`report`, `attention`): table (titled sections of sentences and tables), markdown, JSON
+(every section) or CSV (one table, `--table`). Tables go through render.py."""
 
 from __future__ import annotations
 
 import json
 import textwrap
 
-from .render import _json_value, to_markdown, to_table
+from .render import _json_value, pick_table, to_csv, to_markdown, to_table
 from .textreport import ReportSection, TextReport
 
-REPORT_FORMATS = ("text", "markdown", "json")
+REPORT_FORMATS = ("table", "csv", "json", "markdown")
 _WIDTH = 110
 
 
-def render_text_report(report: TextReport, fmt: str = "text") -> str:
+def render_text_report(report: TextReport, fmt: str = "table", table: str | None = None) -> str:
+    if fmt == "csv":
+        tables = report.tables()
+        return to_csv(pick_table(tables, table, next(iter(tables))))
     if fmt == "json":
         return _json(report)
     if fmt == "markdown":
@@ -64,7 +68,7 @@ def _json_section(s: ReportSection) -> dict:
         "missing": s.missing,
         "lines": s.lines,
         "tables": [
-            {"title": t.title, "rows": [dict(zip(t.result.columns, map(_json_value, r))) for r in t.result.rows],
+            {"name": t.name, "title": t.title, "rows": [dict(zip(t.result.columns, map(_json_value, r))) for r in t.result.rows],
              "notes": t.result.notes}
             for t in s.tables
         ],

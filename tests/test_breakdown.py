@@ -280,14 +280,12 @@ def test_markdown():
     assert text.count("### ") == 3 and "|---|" in text and text.count("(basis gpu-busy)") == 3
 
 
-def test_csv_blocks():
-    blocks = [b for b in ok_output("breakdown", GOOD, "--format", "csv").split("\n\n") if b.strip()]
-    assert len(blocks) == 3
-    for block in blocks:
-        lines = [line for line in block.splitlines() if not line.startswith("#")]
-        rows = list(csv.reader(lines))
-        assert len({len(r) for r in rows}) == 1 and len(rows) > 1
-    assert blocks[0].splitlines()[0] == "# GPU time by category"
+def test_csv_is_one_table_the_categories_by_default():
+    rows = list(csv.reader(io.StringIO(ok_output("breakdown", GOOD, "--format", "csv"))))
+    assert rows[0] == ["Category", "Group", "Time (ns)", "Time (%)", "Instances"]
+    assert len({len(r) for r in rows}) == 1 and len(rows) > 1
+    top = list(csv.reader(io.StringIO(ok_output("breakdown", GOOD, "--format", "csv", "--table", "top"))))
+    assert top[0][0] == "Rank"
 
 
 def test_json_and_output_file(tmp_path):

@@ -37,6 +37,8 @@ from ..attention.report import AttentionOptions, analyze_attention
 if TYPE_CHECKING:
     from ..profile import Profile
 
+# The report's tables (`--format csv --table NAME`; the first is the default) and the section of each.
+TABLES = {"times": "a", "heaviest": "b", "non_matmul": "c", "categories": "d", "attention": "e"}
 AGREE_PCT = 5.0       # timer and NVTX means closer than this (%) "agree"
 TRIVIAL_PCT = 1.0     # non-matmul kernels under this share of forward time are not listed in (c)
 NO_TRAIN_FIX = ("no training profile: give --train T.sqlite, made with "
@@ -80,7 +82,7 @@ def build_report(forward: Profile, train: Profile | None, options: ReportOptions
     inputs = [f"forward profile: {forward.path}", f"training profile: {train.path if train else '(none)'}"]
     if options.timeit:
         inputs.append(f"Python timer: {options.timeit}")
-    return TextReport("nsys-analytics report", inputs, sections)
+    return TextReport("nsys-analytics report", inputs, sections, TABLES)
 
 
 def _guarded(key: str, title: str, build: Callable[[], ReportSection]) -> ReportSection:
@@ -142,8 +144,8 @@ def _section_a(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
         rows.append(_time_row("Python timer", f"{options.timeit.name} ({mode or 'steps'})", values))
     lines += _timer_sentences(timer, fwd_ms, step_ms, trn, options)
     notes = [warmup.text, "Std is the sample standard deviation over the instances counted."]
-    return ReportSection("a", "", lines, [Table("Step and forward times", Result(_TIME_COLUMNS, rows, [], _TIME_HEADERS))],
-                         notes)
+    table = Table("Step and forward times", Result(_TIME_COLUMNS, rows, [], _TIME_HEADERS), "times")
+    return ReportSection("a", "", lines, [table], notes)
 
 
 def _range_ms(inp: _Input, name: str, warmup: Warmup) -> list[float]:
@@ -270,8 +272,8 @@ def _section_b(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
         lines.append(_top_sentence("full training step", t_rows, t_src))
         same = f_rows[0].name == t_rows[0].name
         lines.append("It is the same kernel in both." if same else "They are different kernels.")
-    return ReportSection("b", "", lines, [Table("Heaviest kernel", Result(_TOP_COLUMNS, rows, [], _TOP_HEADERS))],
-                         notes)
+    table = Table("Heaviest kernel", Result(_TOP_COLUMNS, rows, [], _TOP_HEADERS), "heaviest")
+    return ReportSection("b", "", lines, [table], notes)
 
 
 def _nonempty(rows: list[KernelTime], what: str) -> list[KernelTime]:
@@ -312,8 +314,8 @@ def _section_c(fwd: _Input, options: ReportOptions, rules: RuleSet) -> ReportSec
              f"the {len(listed)} with at least {TRIVIAL_PCT:g} % each are listed (at most --top {options.top}).")]
     notes = [(f"Kernels: {source}. Categories from the built-in rules (docs/categories.md); Time (%) is of all "
              "forward-pass kernel time.")]
-    return ReportSection("c", "", lines, [Table("Non-matmul kernels", Result(_NONMM_COLUMNS, table, [],
-                                                                             _NONMM_HEADERS))], notes)
+    return ReportSection("c", "", lines, [Table("Non-matmul kernels", Result(_NONMM_COLUMNS, table, [], _NONMM_HEADERS),
+                                                   "non_matmul")], notes)
 
 
 # -- (d) -------------------------------------------------------------------------------------------------------
@@ -352,8 +354,8 @@ def _section_d(fwd: _Input, trn: _Input, options: ReportOptions, rules: RuleSet)
         lines.append(f"The largest change among the categories: {biggest[0]} ({biggest[5]:+.1f} pp).")
     notes = [f"Forward: {f_src}.", f"Training: {t_src}.",
              "Percentages are of each pass's summed kernel time; categories from the built-in rules."]
-    return ReportSection("d", "", lines, [Table("Kernel time by category", Result(_CAT_COLUMNS, rows, [],
-                                                                                  _CAT_HEADERS))], notes)
+    return ReportSection("d", "", lines, [Table("Kernel time by category", Result(_CAT_COLUMNS, rows, [], _CAT_HEADERS),
+                                                   "categories")], notes)
 
 
 # -- (e) -------------------------------------------------------------------------------------------------------
@@ -368,7 +370,7 @@ def _section_e(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
         raise MissingDataError(f"the {inp.label} profile has no NVTX ranges; {NO_NVTX_FIX}")
     a = analyze_attention(inp.profile, _with_step_range(options, inp))
     lines = [f"From the {inp.label} profile ({inp.profile.path})."] + a.findings
-    return ReportSection("e", "", lines, [Table("Attention pieces", a.totals)], a.notes)
+    return ReportSection("e", "", lines, [Table("Attention pieces", a.totals, "attention")], a.notes)
 
 
 def _with_step_range(options: ReportOptions, inp: _Input) -> AttentionOptions:

@@ -306,7 +306,8 @@ def attention_text_report(a: AttentionAnalysis) -> TextReport:
 
     kind = "fused attention kernels" if a.fused else "QK^T, softmax and attn·V"
     totals = ReportSection("totals", f"Attention: {kind}, {a.instances_counted} instance(s) counted",
-                           list(a.findings), [Table("GPU time, FLOPs and bytes per piece", a.totals)], list(a.notes))
+                           list(a.findings), [Table("GPU time, FLOPs and bytes per piece", a.totals, "totals")], list(a.notes))
     per = ReportSection("instances", "Per attention instance (warm-up ones listed, not counted)",
-                        tables=[Table("Kernel GPU time per piece", a.instances)])
-    return TextReport(f"nsys-analytics attention: {a.profile}", [f"profile: {a.profile}"], [totals, per])
+                        tables=[Table("Kernel GPU time per piece", a.instances, "instances")])
+    return TextReport(f"nsys-analytics attention: {a.profile}", [f"profile: {a.profile}"], [totals, per],
+                      {"totals": "totals", "instances": "instances"})

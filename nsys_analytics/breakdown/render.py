@@ -2,32 +2,28 @@
 
 - table / markdown: each section's title, its table and its notes (the basis), one after the other;
 - json: one object, `{"title", "basis", "sections": {key: {"title", "rows", "notes"}}}`;
-- csv: one CSV block per section, each preceded by `# title` and followed by `# note` lines and a blank
-  line (read one block with e.g. pandas.read_csv(..., comment="#") after splitting on blank lines,
-  or use --format json / the Python API for machine use).
+- csv: one table, `categories` unless `table` names another section (`rollup`, `top`, or `top_<label>` for
+  each of two profiles); the notes are in the other formats.
 """
 
 from __future__ import annotations
 
 import json
 
-from ..render import _json_value, to_csv, to_markdown, to_table
+from ..render import _json_value, pick_table, to_csv, to_markdown, to_table
 from .report import BreakdownReport
 
+DEFAULT_TABLE = "categories"
 
-def render_report(report: BreakdownReport, fmt: str) -> str:
+
+def render_report(report: BreakdownReport, fmt: str, table: str | None = None) -> str:
     if fmt == "json":
         return _json(report)
     if fmt == "csv":
-        return "\n".join(_csv_block(s.title, s.result) for s in report.sections)
+        return to_csv(pick_table({s.key: s.result for s in report.sections}, table, DEFAULT_TABLE))
     if fmt == "markdown":
         return "\n".join(f"### {s.title}\n\n{to_markdown(s.result)}" for s in report.sections)
     return "\n".join(f"{s.title}\n\n{to_table(s.result)}" for s in report.sections)
-
-
-def _csv_block(title: str, result) -> str:
-    notes = "".join(f"# {n.strip()}\n" for n in result.notes)
-    return f"# {title}\n{to_csv(result)}{notes}"
 
 
 def _json(report: BreakdownReport) -> str:

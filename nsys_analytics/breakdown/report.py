@@ -293,7 +293,7 @@ def _top(column: Column, rules: RuleSet, n: int) -> Result:
     rows = [(i + 1, row.category, round(time), column.pct(time), row.instances, row.name)
             for i, (row, time) in enumerate(top_names(column, rules, n))]
     return Result(["rank", "category", "time_ns", "time_pct", "instances", "name"], rows, basis_notes([column]),
-                  ["#", "Category", "Time (ns)", "Time (%)", "Instances", "Name"])
+                  ["Rank", "Category", "Time (ns)", "Time (%)", "Instances", "Name"])
 
 
 def _unique_keys(labels: list[str]) -> list[str]:

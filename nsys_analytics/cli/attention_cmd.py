@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..filters import ATTRIBUTIONS
-from ..textreport_render import REPORT_FORMATS, render_text_report
+from ..attention.flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
 from ..attention.report import (
     DEFAULT_MASK_REGEX,
     AttentionOptions,
@@ -15,8 +14,9 @@ from ..attention.report import (
     analyze_attention,
     attention_text_report,
 )
-from ..attention.flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
-from .options import PROFILE_ARG
+from ..filters import ATTRIBUTIONS
+from ..textreport_render import REPORT_FORMATS, render_text_report
+from .options import PROFILE_ARG, table_option
 from .outputs import deliver
 from .profiles import open_profile
 
@@ -69,11 +69,15 @@ def options_from(kwargs: dict, step_range: str = "forward") -> AttentionOptions:
                             k["ridge"], k["warmup_range"] or None, k["warmup_steps"], step_range)
 
 
-def format_option(f):
-    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write to FILE instead of standard output.")(f)
-    return click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True,
-                        help="Output format.")(f)
+def format_option(default_table: str, names: str):
+    """--format, --table (the one table of --format csv) and -o."""
+    def decorate(f):
+        f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                         help="Write to FILE instead of standard output.")(f)
+        f = table_option(default_table, names)(f)
+        return click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="table",
+                            show_default=True, help="Output format.")(f)
+    return decorate
 
 
 def write(text: str, output: Path | None, fmt: str = "text") -> None:
@@ -83,8 +87,8 @@ def write(text: str, output: Path | None, fmt: str = "text") -> None:
 @click.command("attention")
 @PROFILE_ARG
 @attention_options
-@format_option
-def command(profile, fmt, output, **kwargs):
+@format_option("totals", "totals, instances")
+def command(profile, fmt, table, output, **kwargs):
     """GPU time of QK^T, softmax and attention·V per attention instance, with FLOPs, TFLOP/s and bytes.
 
     Kernels are placed in the NVTX sub-ranges by where they were launched (default: process attribution), not
@@ -101,4 +105,4 @@ def command(profile, fmt, output, **kwargs):
     options = options_from(kwargs)
     with open_profile(profile) as p:
         analysis = analyze_attention(p, options)
-    write(render_text_report(attention_text_report(analysis), fmt), output, fmt)
+    write(render_text_report(attention_text_report(analysis), fmt, table), output, fmt)

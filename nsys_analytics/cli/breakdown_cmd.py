@@ -6,16 +6,16 @@ from pathlib import Path
 
 import click
 
-from ..categories.rules import load_rules
-from ..errors import UsageError
-from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
 from ..breakdown.plot import plot_report
 from ..breakdown.ranges import DEFAULT_RANGES
 from ..breakdown.render import render_report
+from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
+from ..categories.rules import load_rules
+from ..errors import UsageError
 from ..render import PARQUET, write_parquet
 from ..visual.outputs import check_parquet_output
 from .classify_cmd import RULES_OPTION
-from .options import kernel_filter_options, output_options
+from .options import kernel_filter_options, output_options, table_option
 from .outputs import deliver
 from .profiles import open_profile
 
@@ -36,7 +36,8 @@ from .profiles import open_profile
 @RULES_OPTION
 @kernel_filter_options
 @output_options
-def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_files, kernel_filter, fmt, output):
+@table_option("categories", "categories, rollup, top; with two profiles top_<profile name>")
+def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_files, kernel_filter, fmt, output, table):
     """GPU time by kernel category, matmul vs non-matmul, and the heaviest non-matmul kernels.
 
     Give two profiles (e.g. inference, then training) for a side-by-side table with the change, or
@@ -70,7 +71,7 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_fil
     if fmt == PARQUET:
         _write_parquet(report, check_parquet_output(output, profiles))
     else:
-        deliver(render_report(report, fmt), fmt, output)
+        deliver(render_report(report, fmt, table), fmt, output)
     if plot is not None:
         click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)
 

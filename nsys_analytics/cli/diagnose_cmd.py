@@ -8,8 +8,8 @@ from ..diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
 from ..diagnose.findings import rank
 from ..diagnose.render import FORMATS, render_report
 from ..filters import parse_time_ns
-from ..steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
-from .options import PROFILE_ARG
+from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
+from .options import PROFILE_ARG, table_option
 from .outputs import deliver
 from .profiles import open_profile
 
@@ -41,12 +41,14 @@ EXIT_FINDINGS = 4
 @click.option("--short-kernel", "short_kernel_us", type=float, default=10.0, show_default=True,
               help="launch_bound: a kernel shorter than this many microseconds is short.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="Output format; csv gives the nsys rules' CSVs (use one --rule for nsys analyze's file).")
+              help="Output format; csv gives one table (--table): the findings, or an nsys rule's rows as nsys "
+                   "analyze writes them (the default with one --rule of nsys').")
+@table_option("findings", "findings or an nsys rule: gpu_gaps, gpu_time_util, cuda_memcpy_async, ...")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]),
               help=f"Exit with code {EXIT_FINDINGS} when a finding is this severe or worse (for CI).")
 def command(profile, rules, start, end, range_name, scope, step_range, warmup_range, rows, gap_ms, threshold_pct,
-            chunks, short_kernel_us, fmt, output, fail_on):
+            chunks, short_kernel_us, fmt, table, output, fail_on):
     """Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.
 
     Runs nsys' expert rules (gpu_gaps, gpu_time_util, cuda_memcpy_async, cuda_memcpy_sync,
@@ -71,7 +73,7 @@ def command(profile, rules, start, end, range_name, scope, step_range, warmup_ra
     with open_profile(profile) as p:
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
                           warmup_range or None)
-    text = render_report(report, fmt)
+    text = render_report(report, fmt, table)
     deliver(text, fmt, output)
     worst = report.worst_severity()
     if fail_on and worst and rank(worst) >= rank(fail_on):

@@ -45,6 +45,13 @@ def emit(result, fmt: str, output: Path | None, inputs=()) -> None:
     deliver(render(result, fmt), fmt, output, f"{len(result.rows)} rows")
 
 
+def table_option(default: str, names: str):
+    """--table NAME: the one table `--format csv` writes, for commands with several (JSON keeps them all)."""
+    return click.option("--table", "table", metavar="NAME",
+                        help=f"With --format csv: the table to write ({names}; default {default}). CSV holds one "
+                             "table, JSON every one.")
+
+
 def attribution_options(f):
     """--attribution and --exclusive: how the NVTX reports place GPU work in ranges (docs/nvtx.md)."""
     f = click.option("--exclusive", is_flag=True,

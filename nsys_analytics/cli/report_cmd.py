@@ -26,8 +26,8 @@ from .profiles import open_profile
 @click.option("--top", type=click.IntRange(min=1), default=8, show_default=True,
               help="Non-matmul kernels to list in (c).")
 @attention_options
-@format_option
-def command(forward_path, train_path, timeit, forward_range, step_range, top, fmt, output, **kwargs):
+@format_option("times", "times, heaviest, non_matmul, categories, attention: the tables of (a) to (e)")
+def command(forward_path, train_path, timeit, forward_range, step_range, top, fmt, table, output, **kwargs):
     """Assignment-style profiling report: (a) forward time, (b) heaviest kernel, (c) non-matmul kernels,
     (d) inference vs training categories, (e) attention softmax vs matmul.
 
@@ -45,4 +45,4 @@ def command(forward_path, train_path, timeit, forward_range, step_range, top, fm
         forward = stack.enter_context(open_profile(forward_path))
         train = stack.enter_context(open_profile(train_path)) if train_path else None
         report = build_report(forward, train, options)
-    write(render_text_report(report, fmt), output, fmt)
+    write(render_text_report(report, fmt, table), output, fmt)

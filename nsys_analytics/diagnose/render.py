@@ -4,20 +4,33 @@ from __future__ import annotations
 
 import json
 
-from ..render import render
+from ..render import pick_table, render
 from ..result import Result
 from .report import DiagnoseReport
 
 FORMATS = ("table", "markdown", "json", "csv")
 
 
-def render_report(report: DiagnoseReport, fmt: str) -> str:
-    """The whole report; `csv` gives the nsys rules' CSVs (nsys analyze's format) one after another."""
+def render_report(report: DiagnoseReport, fmt: str, table: str | None = None) -> str:
+    """The whole report; `csv` gives one table (`table`): the findings, or one nsys rule's rows in nsys analyze's
+    CSV (the default when the report ran that one nsys rule alone)."""
     if fmt == "json":
         return json.dumps(report.to_dict(), indent=2, default=str) + "\n"
     if fmt == "csv":
-        return "".join(render(o.result, "csv") for o in report.outcomes if o.result is not None)
+        return render(pick_table(tables(report), table, default_table(report)), "csv")
     return _findings_text(report, fmt) + "".join(_outcome_text(o, fmt) for o in report.outcomes)
+
+
+def tables(report: DiagnoseReport) -> dict:
+    """{table name: Result or why it is missing}: `findings`, then each nsys rule run."""
+    out: dict = {"findings": findings_result(report)}
+    out.update({o.rule.name: o.result if o.result is not None else o.skipped for o in report.outcomes})
+    return out
+
+
+def default_table(report: DiagnoseReport) -> str:
+    """One nsys rule run alone: its rows (= nsys analyze's CSV); else the findings."""
+    return report.rules[0] if len(report.rules) == 1 and report.outcomes else "findings"
 
 
 def findings_result(report: DiagnoseReport) -> Result:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MissingDataError, UsageError
-from ..steady import STEP_RANGE, WARMUP_RANGE, steady_state
+from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, steady_state
 from .beyond import BEYOND_RULES, Thresholds
 from .data import Window, prepare
 from .findings import Finding, cpu_advice, ms, rank
@@ -26,6 +26,7 @@ class DiagnoseReport:
     findings: list[Finding] = field(default_factory=list)  # every rule's findings, most GPU time at stake first
     range: dict[str, Any] | None = None  # with `range_name`: the name, its instances and the window kept
     window: dict[str, Any] = field(default_factory=dict)  # the window diagnosed: kind, from_ns, to_ns, text
+    rules: tuple[str, ...] = ()  # the rules run
 
     @property
     def skipped(self) -> list[str]:
@@ -65,7 +66,7 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
     window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range)
     prepare(profile, window)
     _require_cuda_data(profile, window, about)
-    report = DiagnoseReport(range=scope, window={**about, **window.params()})
+    report = DiagnoseReport(range=scope, window={**about, **window.params()}, rules=tuple(rules))
     for name in (r for r in NSYS_RULES if r in rules):
         outcome = run_nsys_rule(profile, NSYS_RULES[name], window, nsys_options)
         report.outcomes.append(outcome)

@@ -12,17 +12,31 @@ start to the last one's end (`from_ns`, `to_ns`). Without step ranges, the stead
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from .errors import UsageError
-from .reports.assignment_data import Warmup, matches, range_instances, range_names, resolve_warmup
+from ..errors import UsageError
 
 if TYPE_CHECKING:
-    from .profile import Profile
+    from ..profile import Profile
 
 STEP_RANGE = "step_*"
 WARMUP_RANGE = "warmup"
 WINDOWS = ("steady", "all")
+
+
+@dataclass(frozen=True)
+class Warmup:
+    """What counts as warm-up in one profile: instances of `range`, and everything before `after_ns`."""
+
+    range: str | None
+    after_ns: int | None
+    text: str  # one sentence for the report
+
+    def params(self) -> dict:
+        return {"warmup": self.range, "after_ns": self.after_ns}
+
+
 _NONE = Warmup(None, None, "")
 
 
@@ -76,6 +90,58 @@ def steady_state(profile: Profile, window: str = "steady", step_range: str = STE
     return Steady(step_range, warmup, len(kept), excluded, start, end,
                   f"the steady state: {len(kept)} {step_range!r} range(s), {_warmup_words(warmup, excluded)}, "
                   f"{start / 1e9:.3f}-{end / 1e9:.3f} s (--window all: the whole capture)")
+
+
+def range_names(profile: Profile) -> dict[str, int]:
+    """{range text or full name: instances} (both spellings, ':forward' and 'forward', are keys)."""
+    if not profile.has_table("NVTX_EVENTS"):
+        return {}
+    out: dict[str, int] = {}
+    for name, text, n in profile.run_file("nvtx", "range_names").rows:
+        for key in {name, text}:
+            out[key] = out.get(key, 0) + n
+    return out
+
+
+def matches(names: dict[str, int], pattern: str) -> int:
+    """Instances of the ranges `pattern` names (exact text or full name, or a glob over either)."""
+    if pattern in names:
+        return names[pattern]
+    hits = {k: n for k, n in names.items() if fnmatchcase(k, pattern) and not k.startswith(":")}
+    return sum(hits.values())
+
+
+def resolve_warmup(profile: Profile, names: dict[str, int], warmup_range: str | None, warmup_steps: int,
+                   step_range: str) -> Warmup:
+    """Warm-up = the instances of `warmup_range` (when the profile has it) and, with `warmup_steps` N > 0,
+    everything that starts before the (N+1)-th instance of `step_range`."""
+    present = warmup_range if warmup_range and matches(names, warmup_range) else None
+    after_ns = _step_cutoff(profile, step_range, warmup_steps) if warmup_steps else None
+    parts = []
+    if present:
+        parts.append(f"work inside the range {present!r} ({matches(names, present)} instance(s)) is excluded")
+    elif warmup_range:
+        parts.append(f"no range named {warmup_range!r}, so no warm-up range is excluded (--warmup-steps N drops "
+                     "the first N steps)")
+    if after_ns is not None:
+        parts.append(f"the first {warmup_steps} {step_range!r} step(s) are excluded (everything before "
+                     f"{after_ns} ns)")
+    text = "Warm-up: " + ("; ".join(parts) if parts else "none excluded") + "."
+    return Warmup(present, after_ns, text)
+
+
+def _step_cutoff(profile: Profile, step_range: str, steps: int) -> int:
+    rows = profile.run_file("nvtx", "range_instances",
+                            {"range": step_range, "warmup": None, "after_ns": None}).rows
+    if len(rows) <= steps:
+        raise UsageError(f"--warmup-steps {steps}: the profile has only {len(rows)} {step_range!r} range(s)")
+    return rows[steps][2]
+
+
+def range_instances(profile: Profile, pattern: str, warmup: Warmup) -> list[tuple[int, str, int, int, bool]]:
+    """(range_id, name, start_ns, duration_ns, in_warmup) of each instance of the ranges `pattern` names."""
+    params = {"range": pattern, **warmup.params()}
+    return profile.run_file("nvtx", "range_instances", params).rows
 
 
 def _warmup_words(warmup: Warmup, excluded: int) -> str:
