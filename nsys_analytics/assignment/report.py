@@ -16,9 +16,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..categories.rules import MATMUL, RuleSet, load_rules
-from ..errors import MissingDataError, UsageError
-from ..result import Result
 from ..attention.data import (
     NO_KERNELS_FIX,
     NO_NVTX_FIX,
@@ -31,8 +28,11 @@ from ..attention.data import (
     range_names,
     resolve_warmup,
 )
-from ..textreport import ReportSection, Table, TextReport
 from ..attention.report import AttentionOptions, analyze_attention
+from ..categories.rules import MATMUL, RuleSet, load_rules
+from ..errors import MissingDataError, UsageError
+from ..result import Result
+from ..textreport import ReportSection, Table, TextReport
 
 if TYPE_CHECKING:
     from ..profile import Profile
@@ -128,24 +128,55 @@ _TIME_HEADERS = ["Source", "What", "Count", "Mean (us)", "Std (us)", "Min (us)",
 def _section_a(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSection:
     warmup = _need_nvtx(fwd)
     _need_range(fwd, options.forward_range, "--forward-range")
-    rows, lines = [], []
-    fwd_ms = _range_ms(fwd, options.forward_range, warmup)
-    rows.append(_time_row(f"NVTX {options.forward_range!r}", "forward profile", fwd_ms))
-    lines.append(f"Forward pass (NVTX {options.forward_range!r} ranges of the forward profile, warm-up excluded): "
-                 f"mean {statistics.fmean(fwd_ms):.3f} ms, std {_std(fwd_ms):.3f} ms over {len(fwd_ms)} steps.")
+    rows, lines, name = [], [], f"NVTX {options.forward_range!r}"
+    times = _forward_times(fwd, options, warmup)
+    fwd_ms, gpu_ms, end_ms = times["range_ns"], times["gpu_projection_ns"], times["to_gpu_end_ns"]
+    rows.append(_time_row(name, "forward profile", fwd_ms))
+    rows.append(_time_row(f"{name} on the GPU", "forward profile", gpu_ms))
+    rows.append(_time_row(f"{name} to GPU end", "forward profile", end_ms))
+    lines += _forward_sentences(name, fwd_ms, gpu_ms, end_ms)
     step_ms = _range_ms(fwd, options.step_range, warmup) if matches(fwd.names, options.step_range) else []
     if step_ms:
         rows.append(_time_row(f"NVTX {options.step_range!r}", "forward profile", step_ms))
     if trn.warmup is not None and matches(trn.names, options.forward_range):
-        rows.append(_time_row(f"NVTX {options.forward_range!r}", "training profile",
-                              _range_ms(trn, options.forward_range, trn.warmup)))
+        rows.append(_time_row(name, "training profile", _range_ms(trn, options.forward_range, trn.warmup)))
     timer = read_timeit(options.timeit) if options.timeit else {}
     for mode, values in timer.items():
         rows.append(_time_row("Python timer", f"{options.timeit.name} ({mode or 'steps'})", values))
-    lines += _timer_sentences(timer, fwd_ms, step_ms, trn, options)
-    notes = [warmup.text, "Std is the sample standard deviation over the instances counted."]
+    lines += _timer_sentences(timer, end_ms, step_ms, trn, options)
+    projection = (f"{name} on the GPU: from the GPU start of the first kernel, copy or memset launched inside it "
+                  f"to the GPU end of the last one (= nsys stats nvtx_gpu_proj_sum; attribution "
+                  f"{options.attention.attribution}). {name} to GPU end: from the range's start to that GPU end.")
+    notes = [warmup.text, projection, "Std is the sample standard deviation over the instances counted."]
     table = Table("Step and forward times", Result(_TIME_COLUMNS, rows, [], _TIME_HEADERS), "times")
     return ReportSection("a", "", lines, [table], notes)
+
+
+def _forward_times(inp: _Input, options: ReportOptions, warmup: Warmup) -> dict[str, list[float]]:
+    """{'range_ns' | 'gpu_projection_ns' | 'to_gpu_end_ns': ms per counted forward range}."""
+    params = {"range": options.forward_range, "mode": options.attention.attribution, **warmup.params()}
+    records = [r for r in inp.profile.run_file("assignment", "range_gpu_times", params).to_records()
+               if not r["in_warmup"]]
+    if not records:
+        raise MissingDataError(f"every {options.forward_range!r} range of the {inp.label} profile is warm-up; "
+                               "nothing to time")
+    if any(r["gpu_ops"] == 0 for r in records):
+        raise MissingDataError(f"a {options.forward_range!r} range of the {inp.label} profile launched no GPU work; "
+                               "check --forward-range and --attribution")
+    return {k: [r[k] / 1e6 for r in records] for k in ("range_ns", "gpu_projection_ns", "to_gpu_end_ns")}
+
+
+def _forward_sentences(name: str, fwd_ms: list[float], gpu_ms: list[float], end_ms: list[float]) -> list[str]:
+    end, cpu, gpu = statistics.fmean(end_ms), statistics.fmean(fwd_ms), statistics.fmean(gpu_ms)
+    answer = (f"The time of the forward pass is {end:.3f} ms (mean over {len(end_ms)}, std {_std(end_ms):.3f} ms): "
+              f"from the start of the {name} range to the end of the last GPU operation it launched. That is what a "
+              "timer around the pass measures when it calls torch.cuda.synchronize() before reading the clock.")
+    closes = ", and closes before the GPU is done" if end > cpu * 1.001 else ""
+    why = (f"The range itself lasts {cpu:.3f} ms: CUDA calls return once the work is queued, so it measures the "
+           f"CPU issuing the pass{closes}. Its GPU projection, {gpu:.3f} ms, runs from the first kernel's start to "
+           "the last one's end, so it leaves out the launch of the first kernel and any time the GPU waits for the "
+           "CPU before it.")
+    return [answer, why]
 
 
 def _range_ms(inp: _Input, name: str, warmup: Warmup) -> list[float]:
@@ -183,7 +214,7 @@ def read_timeit(path: Path) -> dict[str, list[float]]:
     return out
 
 
-def _timer_sentences(timer: dict[str, list[float]], fwd_ms: list[float], step_ms: list[float], trn: _Input,
+def _timer_sentences(timer: dict[str, list[float]], end_ms: list[float], step_ms: list[float], trn: _Input,
                      options: ReportOptions) -> list[str]:
     if not timer:
         return ["No Python-timer measurements given (--timeit CSV with mode,step,seconds) to compare with."]
@@ -196,11 +227,9 @@ def _timer_sentences(timer: dict[str, list[float]], fwd_ms: list[float], step_ms
             out.append(_compare("training-step", values, _range_ms(trn, options.step_range, trn.warmup),
                                 f"NVTX {options.step_range!r} ranges of the training profile"))
         else:
-            ref, what = (step_ms, f"NVTX {options.step_range!r} ranges") if step_ms else \
-                (fwd_ms, f"NVTX {options.forward_range!r} ranges")
-            out.append(_compare("forward-step", values, ref, what))
             if step_ms:
-                out.append(_compare("forward", values, fwd_ms, f"NVTX {options.forward_range!r} ranges"))
+                out.append(_compare("forward-step", values, step_ms, f"NVTX {options.step_range!r} ranges"))
+            out.append(_compare("forward", values, end_ms, f"NVTX {options.forward_range!r} ranges, start to GPU end,"))
     out.append("Why they may differ: the timer runs around torch.cuda.synchronize() and includes Python overhead, "
                "while an NVTX range measures the CPU time between its push and pop; without a synchronize inside "
                "it, GPU work still queued when the range ends is not in it. Under the profiler every CUDA API "

@@ -1,0 +1,35 @@
+-- range_gpu_times: for each instance of the NVTX ranges matching $range (text, full name or a glob over either), its
+-- CPU time, the GPU projection of the GPU operations launched inside it, and the time from its start to the end of
+-- its last GPU operation (what a timer around it with a device synchronize measures), with whether it is warm-up.
+-- Needs: _nvtx_ranges, _op_ranges. Parameters: $range; $mode ('thread' | 'process' | 'gpu', see kernel_ranges);
+-- $warmup (range holding warm-up work, NULL: none); $after_ns (instances starting before it are warm-up, NULL: none).
+WITH warm AS (
+    SELECT pid, start_ns, end_ns FROM _nvtx_ranges WHERE text = $warmup OR name = $warmup
+),
+instances AS (
+    SELECT r.range_id, r.start_ns, r.end_ns, r.duration_ns,
+        ($after_ns IS NOT NULL AND r.start_ns < $after_ns)
+            OR EXISTS (SELECT 1 FROM warm AS w WHERE w.pid = r.pid AND w.start_ns <= r.start_ns AND r.end_ns <= w.end_ns)
+            AS in_warmup
+    FROM _nvtx_ranges AS r
+    WHERE r.text = $range OR r.name = $range OR r.text GLOB $range OR r.name GLOB $range
+),
+gpu AS (
+    SELECT o.range_id, min(o.start_ns) AS gpu_start_ns, max(o.end_ns) AS gpu_end_ns, count(*) AS ops
+    FROM _op_ranges AS o
+    WHERE o.mode = $mode AND o.range_id IN (SELECT range_id FROM instances)
+    GROUP BY o.range_id
+)
+SELECT
+    i.range_id AS range_id,                    -- NVTX_EVENTS row id
+    i.start_ns AS start_ns,                    -- range start (ns)
+    i.duration_ns AS range_ns,                 -- CPU time of the range: push to pop (ns)
+    g.gpu_end_ns - g.gpu_start_ns AS gpu_projection_ns, -- first GPU start to last GPU end of its work (ns; nsys'
+                                               -- nvtx_gpu_proj_sum); NULL when it launched none
+    greatest(i.end_ns, g.gpu_end_ns) - i.start_ns AS to_gpu_end_ns, -- range start to its work's last GPU end, or to
+                                               -- its own end if that is later (ns)
+    coalesce(g.ops, 0) AS gpu_ops,             -- kernels, copies and memsets launched inside it
+    i.in_warmup AS in_warmup                   -- inside a warm-up range, or before $after_ns
+FROM instances AS i
+LEFT JOIN gpu AS g ON g.range_id = i.range_id
+ORDER BY start_ns, range_id
