@@ -51,16 +51,18 @@ class Profile(data_access.Profile):
         return classify_kernels(self, load_rules(rules), KernelFilter(**filters), unmatched).to_pandas()
 
     def breakdown(self, basis: str = "kernel", level: str = "category", rules=None, top: int | None = None,
-                  memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None, **filters):
+                  memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None,
+                  window: str = "steady", **filters):
         """GPU time by kernel category (= `nsys-analytics breakdown`) as a DataFrame.
 
         basis: 'kernel' | 'gpu-busy' | 'wall'; level: 'category' | 'group' (matmul vs non-matmul) |
         'kernel' (heaviest non-matmul kernels); by='range': one column pair per NVTX range (`ranges`).
+        window: 'steady' (the step_* ranges after the warm-up, when the profile has them) or 'all'.
         Filters as in kernel_summary.
         """
         from .breakdown.report import breakdown_frame
 
-        return breakdown_frame(self, basis, level, rules, top, memory_ops, by, ranges, **filters)
+        return breakdown_frame(self, basis, level, rules, top, memory_ops, by, ranges, window, **filters)
 
     def attach(self, path: str | Path, alias: str) -> Profile | NcuReport:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`).

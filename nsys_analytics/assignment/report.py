@@ -29,8 +29,10 @@ from ..attention.data import (
     resolve_warmup,
 )
 from ..attention.report import AttentionOptions, analyze_attention
+from ..breakdown.report import category_times, summarize
 from ..categories.rules import MATMUL, RuleSet, load_rules
 from ..errors import MissingDataError, UsageError
+from ..nvtx.steady import Steady, steady_state
 from ..result import Result
 from ..textreport import ReportSection, Table, TextReport
 
@@ -353,38 +355,51 @@ _CAT_COLUMNS = ["category", "forward_ns", "forward_pct", "train_ns", "train_pct"
 _CAT_HEADERS = ["Category", "Forward (ns)", "Forward (%)", "Training (ns)", "Training (%)", "Change (pp)"]
 
 
-def category_shares(rows: list[KernelTime], rules: RuleSet) -> dict[str, int]:
-    """Kernel time per category, and per group under 'group:matmul' / 'group:non-matmul'."""
-    out: dict[str, int] = {}
-    for r in rows:
-        category = rules.classify(r.name).category
-        for key in (category, f"group:{rules.group_of(category)}"):
-            out[key] = out.get(key, 0) + r.total_ns
-    return out
+def category_shares(profile: Profile, steady: Steady, rules: RuleSet) -> tuple[dict[str, float], float]:
+    """GPU time per category, and per group under 'group:matmul' / 'group:non-matmul', of the steady state of
+    `profile` (kernels, copies and memsets, as `breakdown` counts it: one implementation), and the total."""
+    column = summarize(profile, rules, steady=steady)
+    out: dict[str, float] = {}
+    for c in category_times(column, rules):
+        out[c.category] = c.time_ns
+        out[f"group:{c.group}"] = out.get(f"group:{c.group}", 0.0) + c.time_ns
+    return out, column.basis.total_ns
+
+
+def _steady(inp: _Input, options: ReportOptions) -> Steady:
+    """The steady state of one profile: its step ranges (else its forward ranges) after the warm-up."""
+    if inp.profile is None:
+        raise MissingDataError(NO_TRAIN_FIX)
+    if not has_kernels(inp.profile):
+        raise MissingDataError(f"the {inp.label} profile {inp.profile.path} has no CUDA kernels; {NO_KERNELS_FIX}")
+    a = options.attention
+    steps = options.step_range if matches(inp.names, options.step_range) else options.forward_range
+    return steady_state(inp.profile, "steady", steps, a.warmup_range, a.warmup_steps)
 
 
 def _section_d(fwd: _Input, trn: _Input, options: ReportOptions, rules: RuleSet) -> ReportSection:
-    f_rows, f_src = forward_kernels(fwd, options)
-    t_rows, t_src = step_kernels(trn, options)
-    f, t = category_shares(f_rows, rules), category_shares(t_rows, rules)
-    f_total, t_total = sum(r.total_ns for r in f_rows), sum(r.total_ns for r in t_rows)
+    f_steady, t_steady = _steady(fwd, options), _steady(trn, options)
+    (f, f_total), (t, t_total) = category_shares(fwd.profile, f_steady, rules), \
+        category_shares(trn.profile, t_steady, rules)
     keys = [f"group:{g}" for g in ("matmul", "non-matmul")] + [c for c in rules.category_names
                                                                 if (c in f or c in t) and rules.group_of(c) != MATMUL]
     rows = []
     for k in keys:
         fp, tp = 100.0 * f.get(k, 0) / f_total, 100.0 * t.get(k, 0) / t_total
-        rows.append((k.replace("group:", "all ") if k.startswith("group:") else k, f.get(k, 0), fp, t.get(k, 0), tp,
-                     tp - fp))
+        rows.append((k.replace("group:", "all ") if k.startswith("group:") else k, round(f.get(k, 0)), fp,
+                     round(t.get(k, 0)), tp, tp - fp))
     mm_f, mm_t = rows[0][2], rows[0][4]
-    lines = [(f"Matmul share of kernel time: {mm_f:.1f} % in the forward pass, {mm_t:.1f} % in the training step "
+    lines = [(f"Matmul share of GPU time: {mm_f:.1f} % in the forward pass, {mm_t:.1f} % in the training step "
              f"({mm_t - mm_f:+.1f} percentage points).")]
     biggest = max(rows[2:], key=lambda r: abs(r[5]), default=None)
     if biggest:
         lines.append(f"The largest change among the categories: {biggest[0]} ({biggest[5]:+.1f} pp).")
-    notes = [f"Forward: {f_src}.", f"Training: {t_src}.",
-             "Percentages are of each pass's summed kernel time; categories from the built-in rules."]
-    return ReportSection("d", "", lines, [Table("Kernel time by category", Result(_CAT_COLUMNS, rows, [], _CAT_HEADERS),
-                                                   "categories")], notes)
+    counted = ("Kernels, copies and memsets launched in that window (process attribution), as `breakdown FORWARD "
+               "TRAIN` counts them by default; percentages are of each profile's summed GPU time; categories from "
+               "the built-in rules.")
+    notes = [f"Forward: {f_steady.text}.", f"Training: {t_steady.text}.", counted]
+    table = Table("GPU time by category", Result(_CAT_COLUMNS, rows, [], _CAT_HEADERS), "categories")
+    return ReportSection("d", "", lines, [table], notes)
 
 
 # -- (e) -------------------------------------------------------------------------------------------------------

@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..categories.data import NameTime, name_times, require_kernels, with_counts
 from ..categories.rules import MATMUL, RuleSet
 from ..errors import UsageError
 from ..filters import KernelFilter
+from ..nvtx.steady import Steady, Warmup, steady_state
 from ..result import Result
-from ..categories.data import NameTime, name_times, require_kernels, with_counts
 from .data import window_ns
 from .ranges import check_ranges, heaviest_ranges, range_name_times, range_spans, range_windows
 
@@ -51,6 +52,7 @@ class Column:
     label: str
     names: list[NameTime]
     basis: Basis
+    window: str = ""  # which operations it covers (the steady state or the whole capture), for the notes
 
     def time_of(self, row: NameTime) -> float:
         """The row's time on this column's basis (summed durations, or share of busy time)."""
@@ -94,18 +96,22 @@ class CategoryTime:
 
 def summarize(
     profile: Profile, rules: RuleSet, filters: KernelFilter | None = None, basis: str = "kernel",
-    memory_ops: bool = True, label: str | None = None,
+    memory_ops: bool = True, label: str | None = None, steady: Steady | None = None,
 ) -> Column:
-    """One profile as one column of a breakdown."""
+    """One profile as one column of a breakdown: the operations of `steady` (nvtx/steady.py: the steady state, or
+    the whole capture; None: the whole capture) that pass `filters`."""
     check_basis(basis)
     filters = filters or KernelFilter()
+    steady = steady or Steady(None, Warmup(None, None, ""))
     memory_ops = memory_ops and not filters.by_range  # NVTX range filters place kernels only
-    names = name_times(profile, rules, filters, memory_ops=memory_ops, busy=basis != "kernel")
+    names = name_times(profile, rules, filters, memory_ops=memory_ops, busy=basis != "kernel",
+                       steady=steady.ops_params() if steady.step_range else None)
     window = None
     if basis == "wall":
-        start, end = window_ns(profile, filters, names)
+        start, end = window_ns(profile, filters, names, steady)
         window = (end - start, f"the window {format_ns(start)}..{format_ns(end)}")
-    return Column(label or profile.path.stem, names, make_basis(basis, names, memory_ops, window))
+    return Column(label or profile.path.stem, names, make_basis(basis, names, memory_ops, window),
+                  f"{steady.text}")
 
 
 def summarize_ranges(
@@ -225,10 +231,12 @@ def build_report(columns: list[Column], rules: RuleSet, top: int | None = DEFAUL
 
 
 def basis_notes(columns: Sequence[Column]) -> list[str]:
-    """The line under every table: what 100 % is."""
+    """The lines under every table: what 100 % is, and which window each column covers."""
     if len(columns) == 1:
-        return [f"Time (%) is of {columns[0].basis.text}."]
-    return ["Time (%) is of, per column:"] + [f"{c.label}: {c.basis.text}." for c in columns]
+        window = [f"Window: {columns[0].window}."] if columns[0].window else []
+        return [f"Time (%) is of {columns[0].basis.text}."] + window
+    windows = [f"Window of {c.label}: {c.window}." for c in columns if c.window]
+    return ["Time (%) is of, per column:"] + [f"{c.label}: {c.basis.text}." for c in columns] + windows
 
 
 def _matrix(columns, rules, rows_of, order: list[str], first: str, notes: list[str]) -> Result:
@@ -318,7 +326,8 @@ LEVELS = {"category": "categories", "group": "rollup", "kernel": "top"}
 
 def breakdown_report(
     profiles: Sequence[Profile], basis: str = "kernel", rules=None, top: int = DEFAULT_TOP,
-    memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None, **filters,
+    memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None, window: str = "steady",
+    **filters,
 ) -> BreakdownReport:
     """The breakdown of one profile, of several side by side (e.g. inference, training), or with
     `by="range"` of one profile's NVTX ranges side by side (`ranges`: their names; default: the ranges
@@ -338,19 +347,20 @@ def breakdown_report(
             raise UsageError("--by range breaks down one profile; give one")
         columns = summarize_ranges(profiles[0], ruleset, kernel_filter, basis, memory_ops, ranges)
         return build_report(columns, ruleset, None, f"{profiles[0].path.stem} by NVTX range")
-    columns = [summarize(p, ruleset, kernel_filter, basis, memory_ops) for p in profiles]
+    columns = [summarize(p, ruleset, kernel_filter, basis, memory_ops, steady=steady_state(p, window))
+               for p in profiles]
     return build_report(columns, ruleset, top)
 
 
 def breakdown_frame(profile: Profile, basis: str = "kernel", level: str = "category", rules=None,
                     top: int | None = None, memory_ops: bool = True, by: str | None = None,
-                    ranges: list[str] | None = None, **filters):
+                    ranges: list[str] | None = None, window: str = "steady", **filters):
     """One table of a profile's breakdown as a DataFrame: per `category`, per `group` (matmul vs
     non-matmul), or per `kernel` (the heaviest non-matmul kernels, `top` of them, all by default).
     With `by="range"`: one time/percent column pair per NVTX range (category and group levels)."""
     if level not in LEVELS or (by == "range" and level == "kernel"):
         raise UsageError(f"level {level!r}: choose one of category, group" + ("" if by else ", kernel"))
-    report = breakdown_report([profile], basis, rules, top or 1_000_000, memory_ops, by, ranges, **filters)
+    report = breakdown_report([profile], basis, rules, top or 1_000_000, memory_ops, by, ranges, window, **filters)
     return report.frames()[LEVELS[level]]
 
 

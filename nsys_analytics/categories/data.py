@@ -38,15 +38,16 @@ class NameTime:
 
 def name_times(
     profile: Profile, rules: RuleSet, filters: KernelFilter | None = None, *,
-    memory_ops: bool = True, busy: bool = False,
+    memory_ops: bool = True, busy: bool = False, steady: dict | None = None,
 ) -> list[NameTime]:
     """GPU time per kernel name and device (and per memcpy/memset kind when `memory_ops`), heaviest first.
 
     `busy` also computes each name's share of the busy time (overlaps shared equally; see
-    sql/categories/breakdown_by_name_busy.sql), which costs a sort of all operations.
+    sql/categories/breakdown_by_name_busy.sql), which costs a sort of all operations. `steady`: the SQL
+    parameters of a steady-state window (nvtx/steady.py `Steady.ops_params()`); None: every operation.
     """
     require_kernels(profile)
-    create_ops_view(profile, filters or KernelFilter(), memory_ops)
+    create_ops_view(profile, filters or KernelFilter(), memory_ops, steady=steady)
     return query_name_times(profile, rules, busy)
 
 
@@ -58,11 +59,15 @@ def query_name_times(profile: Profile, rules: RuleSet, busy: bool) -> list[NameT
     return [_name_time(r, matches) for r in rows]
 
 
-def create_ops_view(profile: Profile, filters: KernelFilter, memory_ops: bool, view: str = "_breakdown_ops") -> None:
-    """(Re)create the temp view `view` (a fixed identifier): the operations that pass the filters."""
-    body = sql_files.inline_params(
-        sql_files.read("categories", "breakdown_ops").text, {**filters.params(), "memory_ops": memory_ops}
-    )
+_EVERY_OPERATION = {"steady_range": None, "steady_warmup": None, "steady_after_ns": None}
+
+
+def create_ops_view(profile: Profile, filters: KernelFilter, memory_ops: bool, view: str = "_breakdown_ops",
+                    steady: dict | None = None) -> None:
+    """(Re)create the temp view `view` (a fixed identifier): the operations that pass the filters (and lie in the
+    steady state, with `steady`)."""
+    params = {**filters.params(), "memory_ops": memory_ops, **(steady or _EVERY_OPERATION)}
+    body = sql_files.inline_params(sql_files.read("categories", "breakdown_ops").text, params)
     profile.sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {body}")
 
 

@@ -12,6 +12,7 @@ from ..breakdown.render import render_report
 from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
 from ..categories.rules import load_rules
 from ..errors import UsageError
+from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
 from ..render import PARQUET, write_parquet
 from ..visual.outputs import check_parquet_output
 from .classify_cmd import RULES_OPTION
@@ -33,16 +34,25 @@ from .profiles import open_profile
               help=f"With --by range: the ranges to show (default: the {DEFAULT_RANGES} with the most GPU time).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
               help="Also draw the category shares as stacked bars into FILE.png.")
+@click.option("--window", type=click.Choice(WINDOWS), default="steady", show_default=True,
+              help="steady: the operations launched inside the step ranges after the warm-up, when the profile has "
+                   "them (else the whole capture); all: the whole capture, as nsys stats.")
+@click.option("--step-range", default=STEP_RANGE, show_default=True, help="NVTX range(s) that mark steps.")
+@click.option("--warmup-range", default=WARMUP_RANGE, show_default=True,
+              help="NVTX range holding warm-up work, left out of the steady state.")
 @RULES_OPTION
 @kernel_filter_options
 @output_options
 @table_option("categories", "categories, rollup, top; with two profiles top_<profile name>")
-def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_files, kernel_filter, fmt, output, table):
+def command(profiles, basis, top, kernels_only, by, range_names, plot, window, step_range, warmup_range, rules_files,
+            kernel_filter, fmt, output, table):
     """GPU time by kernel category, matmul vs non-matmul, and the heaviest non-matmul kernels.
 
     Give two profiles (e.g. inference, then training) for a side-by-side table with the change, or
     --by range for one column per NVTX range of one profile.
-    Percentages are of the basis, printed under every table.
+    Percentages are of the basis, printed under every table. By default each profile's steady state is
+    broken down (the work launched inside its step_* ranges after the warm-up, as `report` counts it);
+    --window all takes the whole capture. The window is printed under every table.
 
     \b
     Examples:
@@ -66,7 +76,8 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, rules_fil
         columns = []
         for path in profiles:
             with open_profile(path) as p:
-                columns.append(summarize(p, rules, kernel_filter, basis, memory_ops=not kernels_only))
+                steady = steady_state(p, window, step_range, warmup_range or None)
+                columns.append(summarize(p, rules, kernel_filter, basis, memory_ops=not kernels_only, steady=steady))
         report = build_report(columns, rules, top)
     if fmt == PARQUET:
         _write_parquet(report, check_parquet_output(output, profiles))

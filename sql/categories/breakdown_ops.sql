@@ -11,7 +11,24 @@
 --   $range_name, $exclude_range_name, $attribution   keep kernels in / not in an NVTX range (kernels_in_range)
 --   $memory_ops                true: include memcpy and memset (category memory); false: kernels only. The caller
 --                              passes false with a range filter: kernels_in_range places kernels only
-WITH kernel_ops AS (
+--   $steady_range, $steady_warmup, $steady_after_ns   the steady state (nsys_analytics/nvtx/steady.py): keep only
+--                              the operations launched (on any thread of the process) inside an NVTX range that
+--                              $steady_range names and that starts at or after $steady_after_ns, and not inside a
+--                              range named $steady_warmup; $steady_range NULL keeps every operation
+WITH steady AS (
+    SELECT o.kind, o.op_id
+    FROM _op_ranges AS o
+    JOIN _nvtx_ranges AS r ON r.range_id = o.range_id
+    WHERE $steady_range IS NOT NULL AND o.mode = 'process'
+      AND (r.text = $steady_range OR r.name = $steady_range OR r.text GLOB $steady_range OR r.name GLOB $steady_range)
+      AND ($steady_after_ns IS NULL OR r.start_ns >= $steady_after_ns)
+    EXCEPT
+    SELECT o.kind, o.op_id
+    FROM _op_ranges AS o
+    JOIN _nvtx_ranges AS r ON r.range_id = o.range_id
+    WHERE $steady_range IS NOT NULL AND o.mode = 'process' AND (r.text = $steady_warmup OR r.name = $steady_warmup)
+),
+kernel_ops AS (
     SELECT
         k.start AS start_ns,
         k."end" AS end_ns,
@@ -33,9 +50,10 @@ WITH kernel_ops AS (
            OR k.rowid IN (SELECT kernel_id FROM kernels_in_range($range_name, $attribution)))
       AND ($exclude_range_name IS NULL
            OR k.rowid NOT IN (SELECT kernel_id FROM kernels_in_range($exclude_range_name, $attribution)))
+      AND ($steady_range IS NULL OR k.rowid IN (SELECT op_id FROM steady WHERE kind = 'kernel'))
 ),
 memory_ops AS (
-    SELECT start_ns, end_ns, device, stream, pid, correlation_id, 'memcpy' AS rule,
+    SELECT start_ns, end_ns, device, stream, pid, correlation_id, 'memcpy' AS rule, op_id,
         '[CUDA memcpy ' || CASE copy_kind_id
         WHEN 1 THEN 'Host-to-Device' WHEN 2 THEN 'Device-to-Host' WHEN 3 THEN 'Host-to-Array'
         WHEN 4 THEN 'Array-to-Host' WHEN 5 THEN 'Array-to-Array' WHEN 6 THEN 'Array-to-Device'
@@ -44,7 +62,7 @@ memory_ops AS (
         WHEN 13 THEN 'Unified Device-to-Device' ELSE 'Unknown' END || ']' AS label
     FROM memcpy
     UNION ALL
-    SELECT start_ns, end_ns, device, stream, pid, correlation_id, 'memset', '[CUDA memset]' FROM memset
+    SELECT start_ns, end_ns, device, stream, pid, correlation_id, 'memset', op_id, '[CUDA memset]' FROM memset
 )
 SELECT
     start_ns,                                  -- GPU start (ns)
@@ -69,3 +87,4 @@ WHERE $memory_ops
   AND ($start_ns IS NULL OR start_ns >= $start_ns)
   AND ($end_ns IS NULL OR start_ns < $end_ns)
   AND ($match IS NULL OR regexp_matches(label, $match))
+  AND ($steady_range IS NULL OR (rule, op_id) IN (SELECT kind, op_id FROM steady))

@@ -17,5 +17,6 @@ SELECT
     (m.globalPid >> 24) & 16777215 AS pid,     -- process
     m.correlationId AS correlation_id,         -- links to cuda_api.correlation_id
     m.graphNodeId AS graph_node_id,            -- CUDA graph node id when part of a graph
+    m.rowid AS op_id,                          -- row id in nsys' table (the op_id of NVTX attribution)
     m.copyKind AS copy_kind_id                 -- raw CUPTI copy kind
 FROM compat.CUPTI_ACTIVITY_KIND_MEMCPY AS m

@@ -12,5 +12,6 @@ SELECT
     m.streamId AS stream,                      -- CUDA stream id
     (m.globalPid >> 24) & 16777215 AS pid,     -- process
     m.correlationId AS correlation_id,         -- links to cuda_api.correlation_id
-    m.graphNodeId AS graph_node_id             -- CUDA graph node id when part of a graph
+    m.graphNodeId AS graph_node_id,            -- CUDA graph node id when part of a graph
+    m.rowid AS op_id                           -- row id in nsys' table (the op_id of NVTX attribution)
 FROM compat.CUPTI_ACTIVITY_KIND_MEMSET AS m
