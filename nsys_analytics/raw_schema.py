@@ -35,8 +35,9 @@ RAW_TABLES: dict[str, dict[str, str]] = {
     "CUPTI_ACTIVITY_KIND_MEMSET": {
         **_EVENT, "bytes": I, "value": I, "memKind": I, "graphNodeId": I, "rowid": I, "greenContextId": I,
     },
-    # One row per CUDA graph launch's execution when traced whole (`--cuda-graph-trace=graph`).
-    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE": {**_EVENT, "graphId": I, "graphExecId": I, "rowid": I},
+    # Whole CUDA graph executions (`nsys profile --cuda-graph-trace=graph`, nsys' default): the graph's kernels are
+    # then not in CUPTI_ACTIVITY_KIND_KERNEL, only each execution of the graph.
+    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE": {**_EVENT, "graphId": I, "graphExecId": I, "greenContextId": I, "rowid": I},
     # CUDA profiling overhead: nsys' expert rules count it as GPU time.
     "PROFILER_OVERHEAD": {"start": I, "end": I, "globalTid": I, "nameId": I},
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": {**_EVENT, "syncType": I, "eventId": I},

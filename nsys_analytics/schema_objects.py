@@ -13,7 +13,7 @@ from . import sql_files
 # In an order where each view comes after the views it reads.
 VIEWS = (
     "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "cuda_api", "nvtx_events",
-    "memcpy", "memset", "syncs", "devices", "session",
+    "memcpy", "memset", "graph_executions", "syncs", "devices", "session",
     "_nvtx_range_times", "_nvtx_ranges", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
     "_op_ranges_launch", "_op_ranges_gpu", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
 )
@@ -21,10 +21,10 @@ PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 # Table macros (parametrized views) with their parameters.
 TABLE_MACROS = {
     "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex",
-                   "range_name := NULL", "exclude_range_name := NULL", "range_mode := 'thread'"),
+                   "range_name := NULL", "exclude_range_name := NULL", "range_mode := 'thread'", "with_graphs := false"),
     "kernels_in_range": ("pattern", "want_mode"),
-    "nvtx_attributed_ops": ("want_mode", "innermost_only"),
-    "nvtx_projection": ("want_mode", "innermost_only"),
+    "nvtx_attributed_ops": ("want_mode", "innermost_only", "with_graphs := false"),
+    "nvtx_projection": ("want_mode", "innermost_only", "with_graphs := false"),
 }
 # Scalar macros read no table: every catalog gets them when it is opened.
 SCALAR_MACROS = {"exact_variance": ("x",), "mem_kind": ("k",)}

@@ -27,7 +27,7 @@ OTHER = "other"    # where names that no rule matches go
 MEMORY = "memory"  # where memcpy and memset operations go
 REQUIRED_CATEGORIES = (OTHER, MEMORY)
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_. -]*[A-Za-z0-9_.-])?$")  # inner spaces: the `cuda graph` category
 _FILE_KEYS = {"category", "rule", "disable", "replace"}
 _CATEGORY_KEYS = {"name", "group", "description"}
 _RULE_KEYS = {"name", "category", "pattern", "tags", "description"}
@@ -223,7 +223,7 @@ def _table_list(data: dict[str, Any], key: str, source: str) -> list[dict[str, A
 def _required_name(item: dict[str, Any], source: str, where: str) -> str:
     name = item.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
-        raise UsageError(f"{source}: {where}: needs name = \"...\" (letters, digits, _ . -)")
+        raise UsageError(f"{source}: {where}: needs name = \"...\" (letters, digits, _ . - and inner spaces)")
     return name
 
 

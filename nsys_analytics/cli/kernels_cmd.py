@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..kernels.report import kernel_summary
-from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
+from .options import GRAPHS_OPTION, PROFILE_ARG, emit, kernel_filter_options, output_options
 from .profiles import open_profile
 
 
@@ -15,8 +15,9 @@ from .profiles import open_profile
 @click.option("--by-launch-config", is_flag=True,
               help="One row per kernel name and grid/block (nsys' cuda_gpu_kern_gb_sum).")
 @kernel_filter_options
+@GRAPHS_OPTION
 @output_options
-def command(profile, limit, by_launch_config, kernel_filter, fmt, output):
+def command(profile, limit, by_launch_config, kernel_filter, graphs, fmt, output):
     """Top kernels by total GPU time, equal to `nsys stats --report cuda_gpu_kern_sum`.
 
     \b
@@ -27,4 +28,4 @@ def command(profile, limit, by_launch_config, kernel_filter, fmt, output):
       nsys-analytics kernels run.sqlite --by-launch-config --format markdown
     """
     with open_profile(profile) as p:
-        emit(kernel_summary(p, kernel_filter, by_launch_config, limit), fmt, output, [profile])
+        emit(kernel_summary(p, kernel_filter, by_launch_config, limit, graphs), fmt, output, [profile])

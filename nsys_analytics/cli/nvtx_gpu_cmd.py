@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..nvtx.report import nvtx_gpu_projection, nvtx_gpu_projection_summary
-from .options import PROFILE_ARG, attribution_options, emit, output_options
+from .options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
 from .profiles import open_profile
 
 
@@ -14,8 +14,9 @@ from .profiles import open_profile
 @click.option("--trace", is_flag=True,
               help="One row per range instance, equal to `nsys stats --report nvtx_gpu_proj_trace`.")
 @attribution_options
+@GRAPHS_OPTION
 @output_options
-def command(profile, trace, attribution, exclusive, fmt, output):
+def command(profile, trace, attribution, exclusive, graphs, fmt, output):
     """NVTX ranges projected onto the GPU, equal to `nsys stats --report nvtx_gpu_proj_sum`.
 
     A range's projection runs from the GPU start of the first kernel, copy or memset it launched to the
@@ -29,6 +30,6 @@ def command(profile, trace, attribution, exclusive, fmt, output):
     """
     with open_profile(profile) as p:
         if trace:
-            emit(nvtx_gpu_projection(p, attribution, exclusive, stream=True), fmt, output, [profile])
+            emit(nvtx_gpu_projection(p, attribution, exclusive, graphs, stream=True), fmt, output, [profile])
         else:
-            emit(nvtx_gpu_projection_summary(p, attribution, exclusive), fmt, output, [profile])
+            emit(nvtx_gpu_projection_summary(p, attribution, exclusive, graphs), fmt, output, [profile])

@@ -6,7 +6,7 @@ import click
 
 from ..filters import NAME_KINDS
 from ..nvtx.report import nvtx_kernel_summary, nvtx_range_instances
-from .options import PROFILE_ARG, attribution_options, emit, output_options
+from .options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
 from .profiles import open_profile
 
 
@@ -18,8 +18,9 @@ from .profiles import open_profile
 @click.option("--per-instance", is_flag=True,
               help="One row per range instance (each step_3, each forward) with its kernels' GPU time, and the "
                    "mean and spread over the instances of its name.")
+@GRAPHS_OPTION
 @output_options
-def command(profile, name_kind, attribution, exclusive, per_instance, fmt, output):
+def command(profile, name_kind, attribution, exclusive, per_instance, graphs, fmt, output):
     """GPU time of the kernels in each NVTX range, equal to `nsys stats --report nvtx_kern_sum`.
 
     By default a kernel belongs to a range when the API call that launched it ran inside the range on the
@@ -37,5 +38,5 @@ def command(profile, name_kind, attribution, exclusive, per_instance, fmt, outpu
         if per_instance:
             result = nvtx_range_instances(p, attribution, exclusive)
         else:
-            result = nvtx_kernel_summary(p, attribution, exclusive, name_kind)
+            result = nvtx_kernel_summary(p, attribution, exclusive, name_kind, graphs)
         emit(result, fmt, output, [profile])

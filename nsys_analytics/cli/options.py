@@ -45,6 +45,13 @@ def emit(result, fmt: str, output: Path | None, inputs=()) -> None:
     deliver(render(result, fmt), fmt, output, f"{len(result.rows)} rows")
 
 
+GRAPHS_OPTION = click.option(
+    "--graphs", is_flag=True,
+    help="Also count whole CUDA graph executions (profiles made with nsys' default --cuda-graph-trace=graph) as "
+         "[CUDA graph N] rows; nsys stats leaves them out, and so does this command by default (a note says how "
+         "much).")
+
+
 def table_option(default: str, names: str):
     """--table NAME: the one table `--format csv` writes, for commands with several (JSON keeps them all)."""
     return click.option("--table", "table", metavar="NAME",

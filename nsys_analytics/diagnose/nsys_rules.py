@@ -112,7 +112,8 @@ def _missing_data(profile: Profile, rule: NsysRule) -> str | None:
     for table, what in rule.needs:
         if not profile.has_table(table):
             if rule.name.startswith("gpu_") and any(
-                profile.has_table(t) for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
+                profile.has_table(t) for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                                              "CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
             ):
                 continue  # nsys' GPU rules read kernels, copies and memsets: any one of them will do
             return (f"{profile.path.name} could not be analyzed because it does not contain the required "

@@ -112,7 +112,7 @@ def _require_cuda_data(profile: Profile, window: Window, about: dict[str, Any]) 
 
 
 _CUDA_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-                "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
+                "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
 
 
 def _nsys_finding(outcome: RuleOutcome, profile: Profile) -> list[Finding]:

@@ -44,8 +44,20 @@ def profile_info(profile: "Profile") -> dict:
         "devices": profile.sql("SELECT * FROM devices ORDER BY device").to_records(),
         "processes": profile.run_file("info", "active_processes").to_records(),
         "row_counts": counts,
+        "graphs": _graphs(profile, counts),
         "missing": missing,
     }
+
+
+def _graphs(profile: "Profile", counts: dict) -> dict | None:
+    """Whole CUDA graph executions: how many, their GPU time, and what that means for the reports."""
+    if not counts.get("graph_executions"):
+        return None
+    graphs, ns = profile.sql("SELECT count(DISTINCT name), sum(duration_ns) FROM graph_executions").rows[0]
+    return {"executions": counts["graph_executions"], "graphs": graphs, "gpu_time_ns": int(ns),
+            "note": "CUDA graphs traced whole (nsys --cuda-graph-trace=graph): their kernels are not in `kernels`; "
+                    "kernels, nvtx-kernels and nvtx-gpu leave them out as nsys stats does (--graphs adds them), "
+                    "breakdown, diagnose, attention and report count them as [CUDA graph N]"}
 
 
 def info_text(info: dict) -> str:
@@ -67,7 +79,11 @@ def info_text(info: dict) -> str:
     lines += [f"  {p['pid']:>7}  {p['name'] or '?':<24} kernels {p['kernels']:,}  CUDA API calls "
               f"{p['cuda_api_calls']:,}  NVTX {p['nvtx_events']:,}" for p in info["processes"]] or ["  none"]
     lines += ["", "Rows"]
-    lines += [f"  {view:<12} {n:>12,}" for view, n in info["row_counts"].items()]
+    lines += [f"  {view:<16} {n:>12,}" for view, n in info["row_counts"].items()]
+    g = info.get("graphs")
+    if g:
+        lines += ["", "CUDA graphs", f"  {g['executions']:,} executions of {g['graphs']:,} graph(s), "
+                  f"{g['gpu_time_ns'] / 1e6:,.3f} ms of GPU time", f"  {g['note']}"]
     if info["missing"]:
         lines += ["", "Missing"]
         lines += [f"  {m['view']}: {m['reason']}; to capture: {m['fix']}" for m in info["missing"]]
@@ -81,6 +97,7 @@ def info_rows(info: dict) -> tuple[list[str], list[tuple]]:
     rows += [("device", str(d["device"]), d["name"]) for d in info["devices"]]
     rows += [("process", str(p["pid"]), p["name"]) for p in info["processes"]]
     rows += [("rows", k, v) for k, v in info["row_counts"].items()]
+    rows += [("graphs", k, v) for k, v in (info.get("graphs") or {}).items()]
     rows += [("missing", m["view"], f"{m['reason']}; to capture: {m['fix']}") for m in info["missing"]]
     return ["section", "item", "value"], rows
 

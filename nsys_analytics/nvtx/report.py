@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MissingDataError, UsageError
 from ..filters import NAME_KINDS
+from ..kernels.report import graph_note
 from ..result import Result
 from ..rounding import nsys_round
 
@@ -70,16 +71,18 @@ def nvtx_summary(profile: Profile) -> Result:
 
 
 def nvtx_kernel_summary(
-    profile: Profile, mode: str = "thread", exclusive: bool = False, name_kind: str = "demangled"
+    profile: Profile, mode: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
+    graphs: bool = False,
 ) -> Result:
     """Kernel GPU time per range, thread and kernel name, = `nsys stats --report nvtx_kern_sum` in the default
-    `thread` mode (inclusive); `mode` and `exclusive` change how kernels are placed in ranges (docs/nvtx.md)."""
+    `thread` mode (inclusive); `mode` and `exclusive` change how kernels are placed in ranges (docs/nvtx.md);
+    `graphs`: whole CUDA graph executions too, as `[CUDA graph N]` (nsys leaves them out)."""
     _check_options(profile, mode, name_kind, needs_kernels=True)
-    params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind}
+    params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
     result = profile.run_file("nvtx", "nvtx_kernel_summary", params)
     foreign = _foreign_launches(result)
     _finish(result, KERNEL_HEADERS, ("avg_ns", "med_ns", "stddev_ns"))
-    result.notes.extend(attribution_notes(profile, mode, exclusive, foreign))
+    result.notes.extend(attribution_notes(profile, mode, exclusive, foreign) + graph_note(profile, graphs))
     return result
 
 
@@ -101,25 +104,30 @@ def _foreign_launches(result: Result) -> list[tuple[str, int, str, int]]:
 
 
 def nvtx_gpu_projection(profile: Profile, mode: str = "thread", exclusive: bool = False,
-                        stream: bool = False) -> Result:
-    """Each range projected onto the GPU, = `nsys stats --report nvtx_gpu_proj_trace` in `thread` mode.
+                        graphs: bool = False, stream: bool = False) -> Result:
+    """Each range projected onto the GPU, = `nsys stats --report nvtx_gpu_proj_trace` in `thread` mode (`graphs`:
+    whole CUDA graph executions count too, which nsys leaves out).
 
     `stream`: the rows come in batches (Result.batches; one per range instance, they can be millions)."""
     _check_options(profile, mode)
-    notes = attribution_notes(profile, mode, exclusive)  # before the streamed query: it runs a query of its own
-    result = profile.run_file("nvtx", "nvtx_gpu_projection", {"mode": mode, "exclusive": exclusive}, stream=stream)
+    notes = attribution_notes(profile, mode, exclusive) + graph_note(profile, graphs)  # before the streamed query
+    params = {"mode": mode, "exclusive": exclusive, "graphs": graphs}
+    result = profile.run_file("nvtx", "nvtx_gpu_projection", params, stream=stream)
     _finish(result, PROJECTION_HEADERS, ())
     result.notes.extend(notes)
     return result
 
 
-def nvtx_gpu_projection_summary(profile: Profile, mode: str = "thread", exclusive: bool = False) -> Result:
-    """Projected GPU time per range name and style, = `nsys stats --report nvtx_gpu_proj_sum` in `thread` mode."""
+def nvtx_gpu_projection_summary(profile: Profile, mode: str = "thread", exclusive: bool = False,
+                                graphs: bool = False) -> Result:
+    """Projected GPU time per range name and style, = `nsys stats --report nvtx_gpu_proj_sum` in `thread` mode
+    (`graphs`: whole CUDA graph executions count too, which nsys leaves out)."""
     _check_options(profile, mode)
-    result = profile.run_file("nvtx", "nvtx_gpu_projection_summary", {"mode": mode, "exclusive": exclusive})
+    params = {"mode": mode, "exclusive": exclusive, "graphs": graphs}
+    result = profile.run_file("nvtx", "nvtx_gpu_projection_summary", params)
     rounded = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns", "avg_gpu_ops", "avg_range_lvl", "avg_num_child")
     _finish(result, PROJECTION_SUMMARY_HEADERS, rounded)
-    result.notes.extend(attribution_notes(profile, mode, exclusive))
+    result.notes.extend(attribution_notes(profile, mode, exclusive) + graph_note(profile, graphs))
     return result
 
 

@@ -30,17 +30,17 @@ subs AS (
     WHERE s.text IN ($scores, $softmax, $output) OR s.name IN ($scores, $softmax, $output)
 ),
 attn_kernels AS (
-    SELECT k.range_id AS attention_id, k.kernel_id, k.duration_ns, k.name
+    SELECT k.range_id AS attention_id, k.kind, k.kernel_id, k.duration_ns, k.name
     FROM kernel_ranges AS k
     JOIN attn AS a ON a.range_id = k.range_id
     WHERE k.mode = $mode
 ),
 sub_kernels AS (  -- one sub-range per kernel (in gpu mode a kernel may overlap two: the earlier one takes it)
-    SELECT DISTINCT ON (s.attention_id, k.kernel_id) s.attention_id, k.kernel_id, s.piece
+    SELECT DISTINCT ON (s.attention_id, k.kind, k.kernel_id) s.attention_id, k.kind, k.kernel_id, s.piece
     FROM kernel_ranges AS k
     JOIN subs AS s ON s.range_id = k.range_id
     WHERE k.mode = $mode
-    ORDER BY s.attention_id, k.kernel_id, s.start_ns
+    ORDER BY s.attention_id, k.kind, k.kernel_id, s.start_ns
 )
 SELECT
     a.instance AS instance,                    -- 1, 2, ... in start order
@@ -58,6 +58,6 @@ SELECT
     coalesce(sum(ak.duration_ns), 0) AS kernel_time_ns -- their summed GPU time (ns)
 FROM attn AS a
 LEFT JOIN attn_kernels AS ak ON ak.attention_id = a.range_id
-LEFT JOIN sub_kernels AS sk ON sk.attention_id = a.range_id AND sk.kernel_id = ak.kernel_id
+LEFT JOIN sub_kernels AS sk ON sk.attention_id = a.range_id AND sk.kind = ak.kind AND sk.kernel_id = ak.kernel_id
 GROUP BY ALL
 ORDER BY instance, piece, kernel_time_ns DESC, kernel_name

@@ -11,7 +11,7 @@ WITH chosen AS (  -- the instances of the chosen ranges
 ),
 calls AS (  -- the launching calls inside a chosen range, once per range name
     SELECT DISTINCT (a.global_pid >> 24) & 16777215 AS pid, a.correlation_id, c.part
-    FROM nvtx_attributed_ops('process', false) AS a
+    FROM nvtx_attributed_ops('process', false, with_graphs := true) AS a
     JOIN chosen AS c ON c.range_id = a.range_id
 )
 SELECT

@@ -52,7 +52,8 @@ SELECT
     g.alone_ns + coalesce(sh.share_ns, 0) AS busy_time_ns, -- share of the device's busy time (ns, fractional)
     g.first_start_ns AS first_start_ns,        -- earliest start (ns)
     g.last_end_ns AS last_end_ns,              -- latest end (ns)
-    coalesce(d.value, '') AS demangled,        -- demangled kernel name, what the rules match; '' for memcpy/memset
+    coalesce(d.value, CASE WHEN g.rule IS NULL THEN g.label END, '') AS demangled, -- what the rules match: the
+                                               -- demangled kernel name, '[CUDA graph N]'; '' for memcpy/memset
     coalesce(g.label, s.value, '') AS name     -- kernel name as chosen, or the memcpy/memset label
 FROM grouped AS g
 LEFT JOIN shared AS sh

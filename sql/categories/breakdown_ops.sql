@@ -1,7 +1,8 @@
--- breakdown_ops: the GPU operations a breakdown covers: one row per kernel, memcpy and memset that passes the
--- filters. categories/data.py creates it as the temp view _breakdown_ops (read by breakdown_by_name*.sql),
+-- breakdown_ops: the GPU operations a breakdown covers: one row per kernel, whole CUDA graph execution (label
+-- '[CUDA graph N]', classified by the rules like a kernel name), memcpy and memset that passes the filters. categories/data.py creates it as the temp view _breakdown_ops (read by breakdown_by_name*.sql),
 -- or, with --by range, as _breakdown_base under breakdown_range_ops.sql.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, memcpy, memset, strings, kernels_in_range.
+-- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, memcpy, memset, strings, kernels_in_range, _op_ranges,
+-- _nvtx_ranges.
 -- Parameters (NULL filters nothing), as in kernels_in:
 --   $name_kind                 'demangled' | 'short' | 'mangled': the kernel name shown (label_id)
 --   $device, $stream, $pid     exact matches
@@ -52,6 +53,18 @@ kernel_ops AS (
            OR k.rowid NOT IN (SELECT kernel_id FROM kernels_in_range($exclude_range_name, $attribution)))
       AND ($steady_range IS NULL OR k.rowid IN (SELECT op_id FROM steady WHERE kind = 'kernel'))
 ),
+graph_ops AS (  -- graphs traced whole: their kernels are not in the kernel table (graph_executions)
+    SELECT start_ns, end_ns, coalesce(device, 0) AS device, pid, correlation_id, name AS label
+    FROM graph_executions
+    WHERE $range_name IS NULL AND $exclude_range_name IS NULL  -- the NVTX range filters place kernels only
+      AND ($device IS NULL OR device = $device)
+      AND ($stream IS NULL OR stream = $stream)
+      AND ($pid IS NULL OR pid = $pid)
+      AND ($start_ns IS NULL OR start_ns >= $start_ns)
+      AND ($end_ns IS NULL OR start_ns < $end_ns)
+      AND ($match IS NULL OR regexp_matches(name, $match))
+      AND ($steady_range IS NULL OR ('graph', op_id) IN (SELECT kind, op_id FROM steady))
+),
 memory_ops AS (
     SELECT start_ns, end_ns, device, stream, pid, correlation_id, 'memcpy' AS rule, op_id,
         '[CUDA memcpy ' || CASE copy_kind_id
@@ -72,11 +85,13 @@ SELECT
     correlation_id,                            -- links to the launching CUDA API call
     name_id,                                   -- strings.id of the demangled kernel name; NULL for memcpy/memset
     label_id,                                  -- strings.id of the name shown ($name_kind); NULL for memcpy/memset
-    NULL::VARCHAR AS label,                    -- memcpy/memset label; NULL for kernels
-    NULL::VARCHAR AS rule,                     -- 'memcpy' or 'memset'; NULL for kernels (classified by name)
+    NULL::VARCHAR AS label,                    -- '[CUDA graph N]', the memcpy/memset label; NULL for kernels
+    NULL::VARCHAR AS rule,                     -- 'memcpy' or 'memset'; NULL for kernels and graphs (classified by name)
     ''::VARCHAR AS part                        -- NVTX range (breakdown_range_ops.sql); '' here
 FROM kernel_ops
 WHERE $match IS NULL OR label_id IN (SELECT id FROM strings WHERE regexp_matches(value, $match))
+UNION ALL
+SELECT start_ns, end_ns, device, pid, correlation_id, NULL, NULL, label, NULL, '' FROM graph_ops
 UNION ALL
 SELECT start_ns, end_ns, coalesce(device, 0), pid, correlation_id, NULL, NULL, label, rule, ''
 FROM memory_ops

@@ -7,7 +7,7 @@ WITH
         SELECT pid, device, start_ns, end_ns,
                CASE WHEN start_ns > max(end_ns) OVER w THEN 1 ELSE 0 END AS new_island
         FROM _diag.gpu_ops
-        WHERE CASE WHEN kernels_only THEN op = 'kernel' ELSE op <> 'overhead' END
+        WHERE CASE WHEN kernels_only THEN op IN ('kernel', 'graph') ELSE op <> 'overhead' END
         WINDOW w AS (PARTITION BY pid, device ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ),
     numbered AS (

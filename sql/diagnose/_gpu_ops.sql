@@ -1,6 +1,6 @@
--- _gpu_ops: every GPU operation (kernel, memcpy, memset) plus the CUDA profiling overhead that falls inside
+-- _gpu_ops: every GPU operation (kernel, memcpy, memset, whole CUDA graph execution) plus the CUDA profiling overhead that falls inside
 -- a process/device's GPU span, as nsys' expert rules (gpu_gaps, gpu_time_util) see them.
--- Needs: _kernel_rows, memcpy, memset, strings, compat.PROFILER_OVERHEAD.
+-- Needs: _kernel_rows, memcpy, memset, graph_executions, strings, compat.PROFILER_OVERHEAD.
 -- Params: $from_ns, $to_ns: the time window; an operation is kept when it overlaps [from, to), as nsys'
 -- start=/end= filter does (operations are not clipped). Operations with start 0 are dropped, as in nsys.
 WITH
@@ -10,6 +10,8 @@ WITH
         SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'memcpy' AS op FROM memcpy
         UNION ALL
         SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'memset' AS op FROM memset
+        UNION ALL  -- graphs traced whole: their kernels are not in _kernel_rows
+        SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'graph' AS op FROM graph_executions
     ),
     windowed AS (
         SELECT * FROM ops
@@ -39,7 +41,7 @@ SELECT
     context,          -- CUDA context id
     stream,           -- CUDA stream id (NULL for profiling overhead)
     correlation_id,   -- links to cuda_api.correlation_id (NULL for profiling overhead)
-    op                -- 'kernel', 'memcpy', 'memset' or 'overhead'
+    op                -- 'kernel', 'memcpy', 'memset', 'graph' or 'overhead'
 FROM windowed
 UNION ALL
 SELECT o.start_ns, o.end_ns, o.pid, s.device, s.context, NULL, NULL, 'overhead'

@@ -1,6 +1,6 @@
 -- kernel_summary: time per kernel name, = `nsys stats --report cuda_gpu_kern_sum` (Nsight Systems 2023+).
 -- Needs: kernels_in. Parameters: $name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, $range_name,
--- $exclude_range_name, $attribution (see kernels_in),
+-- $exclude_range_name, $attribution, $graphs (with_graphs; nsys: false) (see kernels_in),
 -- $limit (NULL = all rows). Unrounded; the report rounds as nsys does. Same order as nsys: total time descending, ties in
 -- the order of the name's string id.
 WITH summary AS (
@@ -15,7 +15,7 @@ WITH summary AS (
         max(duration_ns) AS max,
         exact_variance(duration_ns) AS variance
     FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
-                    exclude_range_name := $exclude_range_name, range_mode := $attribution)
+                    exclude_range_name := $exclude_range_name, range_mode := $attribution, with_graphs := $graphs)
     GROUP BY group_name_id
 )
 SELECT

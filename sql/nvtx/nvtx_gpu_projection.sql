@@ -1,6 +1,7 @@
 -- nvtx_gpu_projection: NVTX ranges projected onto the GPU, one row per range instance,
 -- = `nsys stats --report nvtx_gpu_proj_trace` with $mode 'thread' and $exclusive false.
--- Needs: nvtx_projection. Parameters: $mode ('thread' | 'process' | 'gpu'), $exclusive (innermost range only).
+-- Needs: nvtx_projection. Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode ('thread' |
+-- 'process' | 'gpu'), $exclusive (innermost range only).
 -- Ordered as nsys: by the range's own start, then range id (not by projected start: with several
 -- processes the two orders differ, and nsys keeps the ranges' order).
 SELECT
@@ -18,5 +19,5 @@ SELECT
     range_id,                                  -- NVTX_EVENTS row id
     parent_id,                                 -- enclosing range's id
     range_stack                                -- ids from the top range down to this one
-FROM nvtx_projection($mode, $exclusive)
+FROM nvtx_projection($mode, $exclusive, with_graphs := $graphs)
 ORDER BY orig_start_ns, range_id

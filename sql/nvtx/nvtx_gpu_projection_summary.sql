@@ -1,6 +1,6 @@
 -- nvtx_gpu_projection_summary: NVTX ranges projected onto the GPU, per range name and style,
 -- = `nsys stats --report nvtx_gpu_proj_sum` with $mode 'thread' and $exclusive false.
--- Needs: nvtx_projection. Parameters: $mode, $exclusive (as nvtx_gpu_projection). Unrounded. Ordered as nsys:
+-- Needs: nvtx_projection. Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode, $exclusive (as nvtx_gpu_projection). Unrounded. Ordered as nsys:
 -- total projected time descending (then name).
 WITH summary AS (
     SELECT
@@ -18,7 +18,7 @@ WITH summary AS (
         sum(gpu_ops) AS ops,
         avg(level) AS avg_level,
         avg(num_child) AS avg_children
-    FROM nvtx_projection($mode, $exclusive)
+    FROM nvtx_projection($mode, $exclusive, with_graphs := $graphs)
     GROUP BY name, style
 )
 SELECT

@@ -1,6 +1,7 @@
 -- nvtx_kernel_summary: GPU time of kernels per NVTX range, thread and kernel name, = `nsys stats --report
 -- nvtx_kern_sum` with $mode 'thread' (inclusive). Kernels in no range form rows with an empty range, as in nsys.
--- Needs: nvtx_attributed_ops, _nvtx_ranges, strings. Parameters: $mode ('thread' | 'process' | 'gpu'),
+-- Needs: nvtx_attributed_ops, _nvtx_ranges, graph_executions, strings. Parameters: $graphs (whole CUDA graph
+-- executions too, as '[CUDA graph N]'; nsys: false), $mode ('thread' | 'process' | 'gpu'),
 -- $exclusive (innermost range only), $name_kind ('demangled' | 'short' | 'mangled', as kernels_in).
 -- Unrounded. Ordered as nsys: range name (empty first), PID, TID, total time descending (then kernel name).
 -- The last two columns are not nsys': in process mode, the kernels of a row that other threads than the range's
@@ -22,18 +23,20 @@ rows AS (
         l.label_id,
         CASE WHEN a.range_id IS NULL THEN a.launch_global_tid END AS unranged_tid,
         a.range_id,
-        a.op_id,
+        CASE WHEN a.kind = 'graph' THEN -1 - a.op_id ELSE a.op_id END AS op_id, -- graph ids apart from kernel ids
         a.duration_ns,
         coalesce(l.may_repeat, false) AS may_repeat,
         a.launch_global_tid & 16777215 AS launch_tid,
         $mode = 'process' AND a.launch_global_tid & 16777215 <> l.tid AS foreign_launch,
-        CASE $name_kind
-            WHEN 'short' THEN coalesce(a.short_name_id, a.name_id)
-            WHEN 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
-            ELSE a.name_id END AS name_id
-    FROM nvtx_attributed_ops($mode, $exclusive) AS a
+        CASE WHEN a.kind = 'graph' THEN -1 - coalesce(g.graph_id, g.graph_exec_id)  -- below every string id
+             WHEN $name_kind = 'short' THEN coalesce(a.short_name_id, a.name_id)
+             WHEN $name_kind = 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
+             ELSE a.name_id END AS name_id,
+        g.name AS graph_name
+    FROM nvtx_attributed_ops($mode, $exclusive, with_graphs := $graphs) AS a
     LEFT JOIN labels AS l ON l.range_id = a.range_id
-    WHERE a.kind = 'kernel'
+    LEFT JOIN graph_executions AS g ON a.kind = 'graph' AND g.op_id = a.op_id
+    WHERE a.kind = 'kernel' OR a.kind = 'graph'
 ),
 summary AS (
     SELECT
@@ -47,7 +50,8 @@ summary AS (
         max(duration_ns) AS max,
         exact_variance(duration_ns) AS variance,
         count(*) FILTER (foreign_launch) AS foreign_kernels,
-        list(DISTINCT launch_tid) FILTER (foreign_launch) AS foreign_tids
+        list(DISTINCT launch_tid) FILTER (foreign_launch) AS foreign_tids,
+        any_value(graph_name) AS graph_name
     FROM rows
     GROUP BY label_id, unranged_tid, name_id
 )
@@ -64,7 +68,7 @@ SELECT
     s.min AS min_ns,                           -- shortest kernel
     s.max AS max_ns,                           -- longest kernel
     coalesce(sqrt(s.variance), 0) AS stddev_ns, -- sample standard deviation (0 for one kernel)
-    n.value AS kernel_name,                    -- kernel name (demangled, short or mangled)
+    coalesce(n.value, s.graph_name) AS kernel_name, -- kernel name (demangled, short or mangled), '[CUDA graph N]'
     s.foreign_kernels,                         -- process mode: kernels launched by other threads than the range's
     s.foreign_tids                             -- process mode: those threads
 FROM summary AS s

@@ -1,7 +1,8 @@
--- _range_ops: GPU operations (kernels, memory copies, memsets) with the CUDA API call that launched them, the
--- input of NVTX range attribution. Matched as nsys matches them: same correlation id, same process.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _DRIVER. Filter on kind: the other
--- kinds are then never read.
+-- _range_ops: GPU operations (kernels, memory copies, memsets, whole CUDA graph executions) with the CUDA API call
+-- that launched them, the input of NVTX range attribution. Matched as nsys matches them: same correlation id, same
+-- process. Graph executions (kind 'graph', see graph_executions) are in nsys' NVTX reports only with --graphs.
+-- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE, _RUNTIME, _DRIVER. Filter on kind:
+-- the other kinds are then never read.
 WITH ops AS (
     SELECT 'kernel' AS kind, rowid, start, "end", globalPid, correlationId, deviceId, streamId,
            demangledName, shortName, mangledName
@@ -12,6 +13,9 @@ WITH ops AS (
     UNION ALL
     SELECT 'memset', rowid, start, "end", globalPid, correlationId, deviceId, streamId, NULL, NULL, NULL
     FROM compat.CUPTI_ACTIVITY_KIND_MEMSET
+    UNION ALL
+    SELECT 'graph', rowid, start, "end", globalPid, correlationId, deviceId, streamId, NULL, NULL, NULL
+    FROM compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE
 ),
 calls AS (
     SELECT globalTid, correlationId, start, "end" FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME
@@ -19,7 +23,7 @@ calls AS (
     SELECT globalTid, correlationId, start, "end" FROM compat.CUPTI_ACTIVITY_KIND_DRIVER
 )
 SELECT
-    o.kind,                                    -- 'kernel', 'memcpy' or 'memset'
+    o.kind,                                    -- 'kernel', 'memcpy', 'memset' or 'graph'
     o.rowid AS op_id,                          -- row id in the operation's nsys table
     o.start AS start_ns,                       -- GPU start (ns)
     o."end" AS end_ns,                         -- GPU end (ns)
