@@ -26,18 +26,20 @@ LARGE = Path("/tmp/bench/train_x300.sqlite")
 RANGES = ["forward", "backward", "optimizer_step"]  # present in cs336_small_train and gpt_train
 
 
-def query_seconds(profile: Path, basis: str, repeat: int) -> list[float]:
-    """Seconds to build the breakdown report on an open profile, `repeat` times."""
+def query_seconds(profile: Path, basis: str, repeat: int, window: str = "all") -> list[float]:
+    """Seconds to build the breakdown report on an open profile, `repeat` times (`window` 'steady': the step
+    ranges after the warm-up, the command's default, which places every operation in the NVTX ranges first)."""
     import nsys_analytics
-    from nsys_analytics.categories import load_rules
     from nsys_analytics.breakdown.report import build_report, summarize
+    from nsys_analytics.categories import load_rules
+    from nsys_analytics.nvtx.steady import steady_state
 
     rules = load_rules()
     seconds = []
     with nsys_analytics.open(profile) as p:
         for _ in range(repeat):
             t0 = time.perf_counter()
-            build_report([summarize(p, rules, basis=basis)], rules)
+            build_report([summarize(p, rules, basis=basis, steady=steady_state(p, window))], rules)
             seconds.append(time.perf_counter() - t0)
     return seconds
 
@@ -87,12 +89,13 @@ def main() -> None:
     print(f"{profile.name}: {count_kernels(profile):,} kernels")
     print("query time (profile open):")
     for basis in ("kernel", "gpu-busy", "wall"):
-        print(line(f"breakdown --basis {basis}", query_seconds(profile, basis, args.repeat)))
+        print(line(f"breakdown --basis {basis} --window all", query_seconds(profile, basis, args.repeat)))
+    print(line("breakdown (steady state)", query_seconds(profile, "kernel", args.repeat, "steady")))
     print(line("classify", classify_seconds(profile, args.repeat)))
     print(line("by range, 3 named ranges", by_range_seconds(profile, args.repeat, RANGES)))
     print(line("by range, default (8 heaviest)", by_range_seconds(profile, args.repeat, None)))
     print("whole command (new process, median of 3):")
-    for extra in ([], ["--basis", "gpu-busy"]):
+    for extra in ([], ["--window", "all"], ["--basis", "gpu-busy"]):
         whole = best_of([*CLI, "breakdown", str(profile), *extra])
         label = " ".join(["breakdown", *extra])
         print(f"  {label:<28} {whole['wall_s']:5.2f} s, peak {whole['peak_rss_mb']:.0f} MiB")

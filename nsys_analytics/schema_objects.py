@@ -25,6 +25,7 @@ TABLE_MACROS = {
     "kernels_in_range": ("pattern", "want_mode"),
     "nvtx_attributed_ops": ("want_mode", "innermost_only", "with_graphs := false"),
     "nvtx_projection": ("want_mode", "innermost_only", "with_graphs := false"),
+    "steady_ops": ("step_pattern", "warmup_pattern", "after_ns"),
 }
 # Scalar macros read no table: every catalog gets them when it is opened.
 SCALAR_MACROS = {"exact_variance": ("x",), "mem_kind": ("k",)}

@@ -1,8 +1,7 @@
 -- breakdown_ops: the GPU operations a breakdown covers: one row per kernel, whole CUDA graph execution (label
 -- '[CUDA graph N]', classified by the rules like a kernel name), memcpy and memset that passes the filters. categories/data.py creates it as the temp view _breakdown_ops (read by breakdown_by_name*.sql),
 -- or, with --by range, as _breakdown_base under breakdown_range_ops.sql.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, memcpy, memset, strings, kernels_in_range, _op_ranges,
--- _nvtx_ranges.
+-- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, memcpy, memset, strings, kernels_in_range, steady_ops.
 -- Parameters (NULL filters nothing), as in kernels_in:
 --   $name_kind                 'demangled' | 'short' | 'mangled': the kernel name shown (label_id)
 --   $device, $stream, $pid     exact matches
@@ -13,21 +12,9 @@
 --   $memory_ops                true: include memcpy and memset (category memory); false: kernels only. The caller
 --                              passes false with a range filter: kernels_in_range places kernels only
 --   $steady_range, $steady_warmup, $steady_after_ns   the steady state (nsys_analytics/nvtx/steady.py): keep only
---                              the operations launched (on any thread of the process) inside an NVTX range that
---                              $steady_range names and that starts at or after $steady_after_ns, and not inside a
---                              range named $steady_warmup; $steady_range NULL keeps every operation
+--                              the operations steady_ops gives; $steady_range NULL keeps every operation
 WITH steady AS (
-    SELECT o.kind, o.op_id
-    FROM _op_ranges AS o
-    JOIN _nvtx_ranges AS r ON r.range_id = o.range_id
-    WHERE $steady_range IS NOT NULL AND o.mode = 'process'
-      AND (r.text = $steady_range OR r.name = $steady_range OR r.text GLOB $steady_range OR r.name GLOB $steady_range)
-      AND ($steady_after_ns IS NULL OR r.start_ns >= $steady_after_ns)
-    EXCEPT
-    SELECT o.kind, o.op_id
-    FROM _op_ranges AS o
-    JOIN _nvtx_ranges AS r ON r.range_id = o.range_id
-    WHERE $steady_range IS NOT NULL AND o.mode = 'process' AND (r.text = $steady_warmup OR r.name = $steady_warmup)
+    SELECT kind, op_id FROM steady_ops($steady_range, $steady_warmup, $steady_after_ns)
 ),
 kernel_ops AS (
     SELECT
