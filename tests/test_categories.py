@@ -119,6 +119,7 @@ WELL_KNOWN = [
     ("void at::native::index_elementwise_kernel<(int)128, (int)4, void at::native::gpu_index_kernel<void at::native::index_kernel_impl<at::native::OpaqueType<(int)4>>(at::TensorIteratorBase &, c10::ArrayRef<long>, c10::ArrayRef<long>)::[lambda(char *, const char *, long) (instance 1)]>(at::TensorIteratorBase &, c10::ArrayRef<long>, c10::ArrayRef<long>, const T1 &, bool)::[lambda(int) (instance 1)]>(long, T3)", "embedding"),
     ("void at::native::<unnamed>::max_pool_forward_nchw<float>(int, const T1 *, long, long, long, int, int, int, int, int, int, int, int, int, int, T1 *, long *)", "reduction"),
     ("void at::native::conv_depthwise2d_forward_kernel<(int)0, float, int>(at::GenericPackedTensorAccessor<const T2, (unsigned long)4, at::DefaultPtrTraits, T3>, at::GenericPackedTensorAccessor<T2, (unsigned long)4, at::DefaultPtrTraits, T3>, bool, T3, T3, T3, T3, T3, T3, T3, T3, T3, T3, T3, T3)", "convolution"),
+    ("[CUDA graph 12]", "cuda graph"),  # graph_executions.name: a graph traced whole
 ]
 
 ALL_NAMES = REAL_NAMES + WELL_KNOWN
