@@ -31,6 +31,9 @@ EXIT_FINDINGS = 4
 @click.option("--step-range", default=STEP_RANGE, show_default=True, help="NVTX range(s) that mark steps.")
 @click.option("--warmup-range", default=WARMUP_RANGE, show_default=True,
               help="NVTX range holding warm-up work, left out of the steady state.")
+@click.option("--graphs/--no-graphs", default=True, show_default=True,
+              help="Count whole CUDA graph executions (nsys' default --cuda-graph-trace=graph) as GPU work; "
+                   "--no-graphs leaves them out as nsys analyze does.")
 @click.option("--rows", type=int, default=50, show_default=True, help="Rows per nsys rule; -1 for all.")
 @click.option("--gap", "gap_ms", type=click.IntRange(min=0), default=500, show_default=True,
               help="gpu_gaps: shortest gap reported (ms), like nsys' gap=.")
@@ -47,8 +50,8 @@ EXIT_FINDINGS = 4
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]),
               help=f"Exit with code {EXIT_FINDINGS} when a finding is this severe or worse (for CI).")
-def command(profile, rules, start, end, range_name, scope, step_range, warmup_range, rows, gap_ms, threshold_pct,
-            chunks, short_kernel_us, fmt, table, output, fail_on):
+def command(profile, rules, start, end, range_name, scope, step_range, warmup_range, graphs, rows, gap_ms,
+            threshold_pct, chunks, short_kernel_us, fmt, table, output, fail_on):
     """Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.
 
     Runs nsys' expert rules (gpu_gaps, gpu_time_util, cuda_memcpy_async, cuda_memcpy_sync,
@@ -72,8 +75,11 @@ def command(profile, rules, start, end, range_name, scope, step_range, warmup_ra
     thresholds = Thresholds(chunks=chunks, short_kernel_us=short_kernel_us)
     with open_profile(profile) as p:
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
-                          warmup_range or None)
+                          warmup_range or None, graphs)
     text = render_report(report, fmt, table)
+    if fmt == "csv":
+        for line in report.skipped:  # the table format prints them; CSV holds the table alone
+            click.echo(line, err=True)
     deliver(text, fmt, output)
     worst = report.worst_severity()
     if fail_on and worst and rank(worst) >= rank(fail_on):

@@ -28,12 +28,13 @@ class Window:
         return {"from_ns": self.from_ns, "to_ns": self.to_ns}
 
 
-def prepare(profile: Profile, window: Window) -> None:
-    """Create (or refresh) the `_diag` views, macros and the `_diag.gpu_ops` table for `window`."""
+def prepare(profile: Profile, window: Window, graphs: bool = True) -> None:
+    """Create (or refresh) the `_diag` views, macros and the `_diag.gpu_ops` table for `window` (`graphs`: whole
+    CUDA graph executions count as GPU work; nsys analyze leaves them out)."""
     if not _has_schema(profile):
         profile.sql("CREATE SCHEMA _diag")
         profile.sql(f"CREATE VIEW _diag.copy_calls AS {_body('_copy_calls')}")
-    ops = sql_files.inline_params(_body("_gpu_ops"), window.params())
+    ops = sql_files.inline_params(_body("_gpu_ops"), {**window.params(), "graphs": graphs})
     profile.sql(f"CREATE OR REPLACE TABLE _diag.gpu_ops AS {ops}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {_body('_chunks')}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.busy_islands(kernels_only) AS TABLE {_body('_busy_islands')}")

@@ -24,7 +24,8 @@ def render_report(report: DiagnoseReport, fmt: str, table: str | None = None) ->
 def tables(report: DiagnoseReport) -> dict:
     """{table name: Result or why it is missing}: `findings`, then each nsys rule run."""
     out: dict = {"findings": findings_result(report)}
-    out.update({o.rule.name: o.result if o.result is not None else o.skipped for o in report.outcomes})
+    for o in report.outcomes:  # a skipped rule: its header and no row, as nsys analyze writes an empty file
+        out[o.rule.name] = o.result if o.result is not None else Result(list(o.rule.headers), [])
     return out
 
 
@@ -44,6 +45,8 @@ def _findings_text(report: DiagnoseReport, fmt: str) -> str:
     title = "## Findings\n\n" if fmt == "markdown" else "Findings (most GPU time at stake first)\n\n"
     if report.window and report.range is None:
         title += f"Window: {report.window['text']}.\n\n"
+    if report.graphs:
+        title += f"CUDA graphs: {report.graphs}\n\n"
     if report.range is not None:
         r = report.range
         title += (f"Restricted to NVTX range {r['name']!r}: {r['instances']:,} instance(s), "

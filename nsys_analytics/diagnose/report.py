@@ -27,6 +27,7 @@ class DiagnoseReport:
     range: dict[str, Any] | None = None  # with `range_name`: the name, its instances and the window kept
     window: dict[str, Any] = field(default_factory=dict)  # the window diagnosed: kind, from_ns, to_ns, text
     rules: tuple[str, ...] = ()  # the rules run
+    graphs: str | None = None  # what was done with whole CUDA graph executions, when the profile has some
 
     @property
     def skipped(self) -> list[str]:
@@ -38,6 +39,7 @@ class DiagnoseReport:
     def to_dict(self) -> dict[str, Any]:
         d = {
             "window": self.window,
+            "graphs": self.graphs,
             "findings": [f.to_dict() for f in self.findings],
             "nsys_rules": {o.rule.name: _outcome_dict(o) for o in self.outcomes},
         }
@@ -49,7 +51,7 @@ class DiagnoseReport:
 def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = _WHOLE_PROFILE,
              nsys_options: NsysOptions = _NSYS_DEFAULTS, thresholds: Thresholds = _THRESHOLDS,
              range_name: str | None = None, scope: str = "steady", step_range: str = STEP_RANGE,
-             warmup_range: str | None = WARMUP_RANGE) -> DiagnoseReport:
+             warmup_range: str | None = WARMUP_RANGE, graphs: bool = True) -> DiagnoseReport:
     """Run `rules` (nsys' and ours) over `window`; findings come ordered by GPU time at stake.
 
     `range_name` (text, 'domain:text' or a glob, as `kernels --range`) narrows `window` to the envelope of
@@ -57,6 +59,7 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
     a range, `scope` 'steady' diagnoses the steady state (steady.py: the `step_range` instances after the
     warm-up) when the profile has step ranges, 'all' the whole capture. Each finding lists the NVTX ranges
     its windows overlap. MissingDataError when nothing could be checked (no CUDA data in the window).
+    `graphs`: whole CUDA graph executions (graph_executions) count as GPU work, which nsys analyze leaves out.
     """
     unknown = [r for r in rules if r not in RULES]
     if unknown:
@@ -64,9 +67,10 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
     if window.from_ns > window.to_ns:
         raise UsageError("the start time cannot be later than the end time")
     window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range)
-    prepare(profile, window)
+    prepare(profile, window, graphs)
     _require_cuda_data(profile, window, about)
-    report = DiagnoseReport(range=scope, window={**about, **window.params()}, rules=tuple(rules))
+    report = DiagnoseReport(range=scope, window={**about, **window.params()}, rules=tuple(rules),
+                            graphs=_graphs_note(profile, graphs))
     for name in (r for r in NSYS_RULES if r in rules):
         outcome = run_nsys_rule(profile, NSYS_RULES[name], window, nsys_options)
         report.outcomes.append(outcome)
@@ -90,6 +94,16 @@ def _window(profile: Profile, window: Window, range_name: str | None, scope: str
     if steady.from_ns is None:
         return window, {"kind": "all", "text": steady.text}, None
     return Window(steady.from_ns, steady.to_ns), {"kind": "steady", "text": steady.text}, None
+
+
+def _graphs_note(profile: Profile, graphs: bool) -> str | None:
+    if not profile.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE"):
+        return None
+    n = profile.sql("SELECT count(*) FROM graph_executions").rows[0][0]
+    if graphs:
+        return (f"{n:,} whole CUDA graph executions count as GPU work (nsys analyze leaves them out and sees the "
+                "GPU idle there; --no-graphs for its figures).")
+    return f"{n:,} whole CUDA graph executions are left out, as nsys analyze does: the GPU looks idle there."
 
 
 def _to_text(window: Window) -> str:

@@ -1,7 +1,7 @@
 -- _gpu_ops: every GPU operation (kernel, memcpy, memset, whole CUDA graph execution) plus the CUDA profiling overhead that falls inside
 -- a process/device's GPU span, as nsys' expert rules (gpu_gaps, gpu_time_util) see them.
 -- Needs: _kernel_rows, memcpy, memset, graph_executions, strings, compat.PROFILER_OVERHEAD.
--- Params: $from_ns, $to_ns: the time window; an operation is kept when it overlaps [from, to), as nsys'
+-- Params: $graphs: whole CUDA graph executions count (nsys analyze: false); $from_ns, $to_ns: the time window; an operation is kept when it overlaps [from, to), as nsys'
 -- start=/end= filter does (operations are not clipped). Operations with start 0 are dropped, as in nsys.
 WITH
     ops AS (
@@ -12,6 +12,7 @@ WITH
         SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'memset' AS op FROM memset
         UNION ALL  -- graphs traced whole: their kernels are not in _kernel_rows
         SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'graph' AS op FROM graph_executions
+        WHERE $graphs
     ),
     windowed AS (
         SELECT * FROM ops
