@@ -120,6 +120,12 @@ WELL_KNOWN = [
     ("void at::native::<unnamed>::max_pool_forward_nchw<float>(int, const T1 *, long, long, long, int, int, int, int, int, int, int, int, int, int, T1 *, long *)", "reduction"),
     ("void at::native::conv_depthwise2d_forward_kernel<(int)0, float, int>(at::GenericPackedTensorAccessor<const T2, (unsigned long)4, at::DefaultPtrTraits, T3>, at::GenericPackedTensorAccessor<T2, (unsigned long)4, at::DefaultPtrTraits, T3>, bool, T3, T3, T3, T3, T3, T3, T3, T3, T3, T3, T3, T3)", "convolution"),
     ("[CUDA graph 12]", "cuda graph"),  # graph_executions.name: a graph traced whole
+    # compile_autotune (torch.compile max-autotune): see tests/test_category_coverage.py
+    ("triton_tem_fused_convolution_2", "matmul"),
+    ("triton_poi_fused_convolution_0", "memory"),
+    ("void at::native::<unnamed>::multi_tensor_apply_kernel<at::native::<unnamed>::TensorListMetadata<(int)2>, "
+     "at::native::<unnamed>::UnaryOpFunctor<c10::BFloat16, (int)2, (int)1, (int)1>, at::native::Copy<c10::BFloat16, "
+     "c10::BFloat16>>(T1, T2, T3...)", "memory"),
 ]
 
 ALL_NAMES = REAL_NAMES + WELL_KNOWN

@@ -57,3 +57,34 @@ def test_no_kernel_over_1_percent_of_a_fixture_is_other(name):
 def test_the_h200_reference_exports_have_no_kernel_time_in_other(profile):
     share, big = unknown(profile)
     assert share <= MAX_OTHER_PCT and not big, big
+
+
+# compile_autotune: what each kernel is, read from Inductor's generated code
+# (fixtures/oracle/compile_autotune/compile_autotune_inductor_code.py.txt) and fixtures/README.md.
+AUTOTUNE = {
+    "multi_tensor_apply_kernel": ("memory", ()),  # foreach Copy: cudagraph trees copy the inputs in
+    "triton_tem_fused__unsafe_view_addmm_clone_convolution_gelu_t_transpose_view_4": ("matmul", ()),  # addmm
+    "triton_tem_fused__softmax__to_copy_bmm_mul_split_sub_view_7": ("matmul", ()),  # bmm, weights x V
+    "triton_tem_fused_bmm_split_transpose_view_5": ("matmul", ()),  # bmm, Q K^T
+    "triton_tem_fused_convolution_2": ("matmul", ("conv",)),  # the Triton convolution template
+    "triton_tem_fused_mm_t_view_8": ("matmul", ()),  # mm
+    "triton_per_fused__softmax__to_copy_amax_mul_sub_6": ("softmax", ()),
+    "triton_per_fused_add_native_layer_norm_split_view_9": ("normalization", ()),
+    "triton_red_fused_add_mean_native_layer_norm_split_view_10": ("normalization", ()),
+    "triton_per_fused_add_mean_native_layer_norm_split_view_11": ("normalization", ()),
+    "triton_poi_fused_convolution_0": ("memory", ()),  # input to channels-last: a load and a store, no arithmetic
+    "triton_poi_fused_convolution_1": ("memory", ()),  # weight to channels-last, likewise
+    "triton_poi_fused_clone_convolution_gelu_transpose_view_3": ("elementwise", ()),  # conv bias + GELU
+}
+
+
+def test_compile_autotune_kernels_land_in_their_category():
+    times = kernel_times(PROFILES / "compile_autotune.sqlite")
+    total = sum(times.values())
+    for name, t in times.items():
+        if 100 * t / total <= NAMED_KERNEL_PCT:
+            continue
+        key = "multi_tensor_apply_kernel" if "multi_tensor_apply_kernel" in name else name
+        category, tags = AUTOTUNE[key]
+        match = RULES.classify(name)
+        assert (match.category, match.tags) == (category, tags), name
