@@ -123,9 +123,9 @@ WELL_KNOWN = [
     # compile_autotune (torch.compile max-autotune): see tests/test_category_coverage.py
     ("triton_tem_fused_convolution_2", "matmul"),
     ("triton_poi_fused_convolution_0", "memory"),
-    ("void at::native::<unnamed>::multi_tensor_apply_kernel<at::native::<unnamed>::TensorListMetadata<(int)2>, "
+    (("void at::native::<unnamed>::multi_tensor_apply_kernel<at::native::<unnamed>::TensorListMetadata<(int)2>, "
      "at::native::<unnamed>::UnaryOpFunctor<c10::BFloat16, (int)2, (int)1, (int)1>, at::native::Copy<c10::BFloat16, "
-     "c10::BFloat16>>(T1, T2, T3...)", "memory"),
+     "c10::BFloat16>>(T1, T2, T3...)"), "memory"),
 ]
 
 ALL_NAMES = REAL_NAMES + WELL_KNOWN

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 
+from .conftest import PROFILES
 from .test_diagnose_rules import GLOBAL_PID, PID
 
 TID = GLOBAL_PID + PID
@@ -122,3 +123,43 @@ def test_nvtx_kernels_stay_nsys_and_graphs_adds_them(graphs_whole):
             for r in csv_rows("nvtx-kernels", graphs_whole, "--graphs")]
     assert rows == [(":replay", "[CUDA graph 7]", "10000", "2"), (":step_0", "[CUDA graph 7]", "10000", "2"),
                     (":step_0", STRINGS[1], "1000", "1")]
+
+
+# -- the graphs_whole fixture (nsys --cuda-graph-trace=graph), against sqlite3 queries written here -------------
+
+WHOLE = PROFILES / "graphs_whole.sqlite"
+
+
+def sqlite_rows(query: str) -> list[tuple]:
+    con = sqlite3.connect(f"file:{WHOLE}?mode=ro", uri=True)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+def test_fixture_kernels_graphs_rows_are_the_graph_trace():
+    expected = {f"[CUDA graph {g}]": (str(t), str(n)) for g, t, n in sqlite_rows(
+        'SELECT graphId, sum("end" - start), count(*) FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE GROUP BY graphId')}
+    rows = csv_rows("kernels", WHOLE, "--graphs")
+    ours = {r["Name"]: (r["Total Time (ns)"], r["Instances"]) for r in rows if r["Name"].startswith("[CUDA graph")}
+    assert ours == expected and expected
+    plain = csv_rows("kernels", WHOLE)
+    assert [r for r in rows if not r["Name"].startswith("[CUDA graph")] and len(plain) == len(rows) - len(expected)
+
+
+def test_fixture_replay_range_projected_with_graphs():
+    """nsys has no `replay` row in whole-graph mode; with --graphs it spans the graph executions it launched."""
+    replays = sqlite_rows("SELECT e.start, e.end, e.globalTid FROM NVTX_EVENTS e LEFT JOIN StringIds s "
+                          "ON s.id = e.textId WHERE coalesce(e.text, s.value) = 'replay'")
+    ops = sqlite_rows('SELECT r.start, r."end", r.globalTid, o.start, o."end" FROM ('
+                      'SELECT correlationId, start, "end", globalPid FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE UNION ALL '
+                      'SELECT correlationId, start, "end", globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL) o '
+                      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = o.correlationId")
+    total = 0
+    for start, end, tid in replays:
+        mine = [(s, e) for cs, ce, ctid, s, e in ops if ctid == tid and start <= cs and ce <= end]
+        total += max(e for _, e in mine) - min(s for s, _ in mine)
+    assert ":replay" not in {r["Range"] for r in csv_rows("nvtx-gpu", WHOLE)}
+    rows = {r["Range"]: r for r in csv_rows("nvtx-gpu", WHOLE, "--graphs")}
+    assert rows[":replay"]["Total Proj Time (ns)"] == str(total) and total > 0
