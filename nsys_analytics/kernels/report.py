@@ -52,7 +52,7 @@ def kernel_summary(
     return result
 
 
-def graph_note(profile: Profile, included: bool) -> list[str]:
+def graph_note(profile: Profile, included: bool, how: str = "as [CUDA graph N] rows") -> list[str]:
     """The line saying what whole CUDA graph executions (graph_executions) a report leaves out or adds; none when
     the profile has none."""
     if not profile.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE"):
@@ -62,6 +62,6 @@ def graph_note(profile: Profile, included: bool) -> list[str]:
         return []
     what = f"{n:,} whole CUDA graph execution{'s' if n != 1 else ''} ({total / 1e6:,.3f} ms of GPU time)"
     if included:
-        return [f"Includes {what} as [CUDA graph N] rows; nsys stats leaves them out."]
-    return [f"Note: {what} are not in this table, as in nsys stats (the profile traced graphs whole, "
-            "--cuda-graph-trace=graph); --graphs adds them as [CUDA graph N] rows."]
+        return [f"Includes {what} {how}; nsys stats leaves them out."]
+    return [(f"Note: {what} are not in this table, as in nsys stats (the profile traced graphs whole, "
+             f"--cuda-graph-trace=graph); --graphs adds them {how}.")]

@@ -110,7 +110,8 @@ def nvtx_gpu_projection(profile: Profile, mode: str = "thread", exclusive: bool 
 
     `stream`: the rows come in batches (Result.batches; one per range instance, they can be millions)."""
     _check_options(profile, mode)
-    notes = attribution_notes(profile, mode, exclusive) + graph_note(profile, graphs)  # before the streamed query
+    notes = (attribution_notes(profile, mode, exclusive)  # before the streamed query: it runs queries of its own
+             + graph_note(profile, graphs, "to the ranges' projections"))
     params = {"mode": mode, "exclusive": exclusive, "graphs": graphs}
     result = profile.run_file("nvtx", "nvtx_gpu_projection", params, stream=stream)
     _finish(result, PROJECTION_HEADERS, ())
@@ -127,7 +128,8 @@ def nvtx_gpu_projection_summary(profile: Profile, mode: str = "thread", exclusiv
     result = profile.run_file("nvtx", "nvtx_gpu_projection_summary", params)
     rounded = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns", "avg_gpu_ops", "avg_range_lvl", "avg_num_child")
     _finish(result, PROJECTION_SUMMARY_HEADERS, rounded)
-    result.notes.extend(attribution_notes(profile, mode, exclusive) + graph_note(profile, graphs))
+    result.notes.extend(attribution_notes(profile, mode, exclusive)
+                        + graph_note(profile, graphs, "to the ranges' projections"))
     return result
 
 
