@@ -64,8 +64,9 @@ def parquet_root(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def cache_mode(request, monkeypatch, cache_root, parquet_root):
-    """'direct', 'cached' or 'parquetdir': how this test's profiles are read."""
+def cache_mode(request, monkeypatch, cache_folder, cache_root, parquet_root):
+    """'direct', 'cached' or 'parquetdir': how this test's profiles are read. A direct test keeps its own empty
+    cache folder (`cache_folder`); the other modes share one, so a profile's cache is built once a session."""
     mode = getattr(request, "param", "direct")
     if mode == "parquetdir":  # a fixture export is read from its parquetdir twin
         from nsys_analytics import source
@@ -80,7 +81,8 @@ def cache_mode(request, monkeypatch, cache_root, parquet_root):
             return folder if folder.is_dir() else to_parquetdir(resolve(path), folder)
 
         monkeypatch.setattr(source, "resolve", twin)
-    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(cache_root))
+    if mode != "direct":
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(cache_root))
     monkeypatch.delenv("NSYS_ANALYTICS_NO_CACHE", raising=False)
     monkeypatch.delenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", raising=False)
     monkeypatch.setattr("nsys_analytics.cache.folder._disabled", False)  # --no-cache of an earlier CliRunner test
