@@ -40,6 +40,7 @@ COMMANDS = {
     "diff": "diff_cmd",
     "runs": "runs_cmd",
     "cache": "cache_cmd",
+    "profile": "profile_cmd",
 }
 # Each command's first help line, for `--help`: listing the commands must not import them all (pandas,
 # matplotlib, ncu_report: half a second). tests/test_startup.py checks them against the commands.
@@ -71,6 +72,8 @@ SUMMARIES = {
     "diff": "Did my change make it faster, and where: BASE against NEW, per kernel, category, NVTX range and rank.",
     "runs": "A catalog of runs: store what the reports compute for a profile, compare runs later, gate CI on them.",
     "cache": "The columnar cache: profiles' event tables copied once into DuckDB files that later commands read.",
+    "profile": "Profile a program with nsys (or ncu) using the options these reports need, export SQLite, and print "
+               "the headline: what the profile holds, its top kernels and its top findings.",
 }
 
 

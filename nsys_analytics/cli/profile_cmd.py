@@ -1,0 +1,121 @@
+"""`nsys-analytics profile [OPTIONS] -- COMMAND ...`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..collect.commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, check_name, default_name
+from ..collect.tools import find_tool
+from ..errors import UsageError
+from ..textreport_render import REPORT_FORMATS
+
+
+@click.command("profile", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--name", help="Report name (default: the script's or program's name, e.g. train for train.py).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Folder for the report files (made if missing).")
+@click.option("--force", is_flag=True, help="Replace an existing report of that name (by default: refuse).")
+@click.option("--trace", default="cuda,nvtx", show_default=True, help="nsys --trace.")
+@click.option("--cuda-graph-trace", type=click.Choice(GRAPH_TRACE), default="node", show_default=True,
+              help="CUDA graphs traced per kernel node (node) or as one launch (graph).")
+@click.option("--range", "range_name", metavar="NAME",
+              help="Capture only inside the first instance of this NVTX range (nsys --capture-range=nvtx).")
+@click.option("--nsys-option", "nsys_extra", multiple=True, metavar="ARG", help="More nsys profile options.")
+@click.option("--ncu", "use_ncu", is_flag=True, help="Run Nsight Compute (ncu) instead, writing NAME.ncu-rep.")
+@click.option("--set", "set_name", metavar="SET", help="With --ncu: ncu --set (basic, detailed, full, ...).")
+@click.option("-k", "--kernel", metavar="NAME", help="With --ncu: only kernels of this name (or regex:...).")
+@click.option("-c", "--count", type=click.IntRange(min=1), help="With --ncu: profile at most N kernels.")
+@click.option("--nvtx-include", multiple=True, metavar="FILTER",
+              help="With --ncu: only kernels in these NVTX ranges ('forward/' for a push/pop range).")
+@click.option("--ncu-option", "ncu_extra", multiple=True, metavar="ARG", help="More ncu options.")
+@click.option("--catalog", is_flag=True, help="Add the run to the run catalog, tagged with git commit, command, "
+                                              "host and GPU.")
+@click.option("--db", metavar="URL", help="With --catalog: the catalog's database URL.")
+@click.option("--tag", "tags", multiple=True, metavar="KEY=VALUE", help="With --catalog: one more tag.")
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True,
+              help="Format of the headline.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the headline to FILE instead of standard output.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_extra, use_ncu, set_name, kernel,
+            count, nvtx_include, ncu_extra, catalog, db, tags, fmt, output, command):
+    """Profile a program with nsys (or ncu) using the options these reports need, export SQLite, and print
+    the headline: what the profile holds, its top kernels and its top findings.
+
+    nsys runs with --trace=cuda,nvtx --sample=none --cpuctxsw=none --cuda-graph-trace=node; the program's
+    and nsys' output go to standard error, the headline to standard output. An existing report is never
+    replaced without --force. Exit codes: 1 when nsys/ncu is missing or fails, the program fails, or no
+    kernel was captured; 2 on bad options.
+
+    \b
+    Examples:
+      nsys-analytics profile -- python train.py --steps 5
+      nsys-analytics profile --name fwd --dir profiles --range step_3 -- python train.py
+      nsys-analytics profile --ncu --set basic -k regex:gemm -c 10 -- python bench.py
+      nsys-analytics profile --catalog --tag branch=main -- python train.py
+      NSYS=/opt/nvidia/nsight-systems/2025.3.1/bin/nsys nsys-analytics profile -- ./a.out
+    """
+    command = list(command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("name the program to profile after --, e.g. `nsys-analytics profile -- python train.py`")
+    ncu_only = [flag for flag, value in (("--set", set_name), ("-k", kernel), ("-c", count),
+                                         ("--nvtx-include", nvtx_include), ("--ncu-option", ncu_extra)) if value]
+    if ncu_only and not use_ncu:
+        raise UsageError(f"{ncu_only[0]} is an ncu option: add --ncu")
+    if (db or tags) and not catalog:
+        raise UsageError("--db and --tag go with --catalog")
+    out = Outputs(directory, check_name(name) if name else default_name(command))
+    if use_ncu:
+        _ncu(out, NcuOptions(set_name, kernel, count, list(nvtx_include), list(ncu_extra)), command, force, fmt,
+             output)
+        return
+    _nsys(out, NsysOptions(trace, cuda_graph_trace, range_name, list(nsys_extra)), command, force, fmt, output,
+          (catalog, db, tags))
+
+
+def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
+    from .. import open as open_profile
+    from ..collect.report import gpu_names, headline
+    from ..collect.session import collect_nsys
+    from ..collect.tags import run_tags
+    from ..textreport_render import render_text_report
+
+    collected = collect_nsys(find_tool("nsys"), options, out, command, force)
+    with open_profile(out.sqlite) as profile:
+        tags = run_tags(command, Path.cwd(), gpu_names(profile))
+        report = headline(profile, [str(f) for f in collected.files], tags)
+    _write(render_text_report(report, fmt), output)
+    if catalog_args[0]:
+        _add_to_catalog(out.sqlite, tags, *catalog_args[1:])
+
+
+def _ncu(out, options, command, force, fmt, output) -> None:
+    from ..collect.session import collect_ncu
+    from ..ncu.analysis import Options, analyze
+    from ..ncu.report import NcuReport
+    from ..ncu.table import to_result
+    from ..render import render
+
+    collect_ncu(find_tool("ncu"), options, out, command, force)
+    with NcuReport(out.ncu_report) as r:
+        result = to_result(analyze(r, Options()), "auto")
+    text = render(result, {"text": "table"}.get(fmt, fmt)) if fmt != "json" else render(result, "json")
+    click.echo(f"wrote {out.ncu_report}", err=True)
+    _write(text, output)
+
+
+def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: tuple[str, ...]) -> None:
+    raise UsageError("--catalog: the run catalog is not available in this version; add the profile later "
+                     f"with `nsys-analytics runs add {profile}`")
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        click.echo(f"wrote {output}", err=True)
