@@ -19,6 +19,6 @@ MODULES = {
                    "textreport_render", "layers"),
     "data access": ("sql_files", "source", "database", "raw_schema", "schema_objects", "profile",
                     "profile_set", "engine", "sql_guard", "cache", "columnar"),
-    "api": ("__init__", "api"),
+    "api": ("__init__", "api", "torch"),
     "cli": ("cli", "__main__"),
 }

@@ -7,8 +7,8 @@ from __future__ import annotations
 import csv
 import json
 import os
-import sqlite3
 import shutil
+import sqlite3
 import stat
 import sys
 from pathlib import Path
@@ -56,6 +56,13 @@ def fake(tmp_path, monkeypatch):
             assert result.exit_code == code, result.output
             return result
 
+        def run_python(self, fn, more_env):
+            """fn() with the stand-ins' environment in os.environ (for the Python API)."""
+            with pytest.MonkeyPatch.context() as mp:
+                for key, value in {**env, **more_env}.items():
+                    mp.delenv(key, raising=False) if value is None else mp.setenv(key, value)
+                return fn()
+
         def calls(self):
             return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
@@ -65,9 +72,9 @@ def fake(tmp_path, monkeypatch):
 def program(tmp_path: Path, code: int = 0) -> list[str]:
     """A program that leaves a marker file, prints two lines and exits with `code`."""
     marker = tmp_path / "ran"
-    return [sys.executable, "-c",
-            f"import sys; open({str(marker)!r}, 'w').write('x'); print('step 1 ok'); print('boom at step 2'); "
-            f"sys.exit({code})"]
+    code_text = (f"import sys; open({str(marker)!r}, 'w').write('x'); print('step 1 ok'); "
+                 f"print('boom at step 2'); sys.exit({code})")
+    return [sys.executable, "-c", code_text]
 
 
 # -- command lines ---------------------------------------------------------------------------------------------

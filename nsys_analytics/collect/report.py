@@ -45,8 +45,8 @@ def headline(profile: Profile, files: list[str], tags: dict[str, str]) -> TextRe
 def _profile_section(profile: Profile) -> ReportSection:
     info = profile_info(profile)
     s = info["session"]
-    lines = [f"Nsight Systems {s['nsys_version'] or '(unknown version)'}, capture "
-             f"{(s['duration_ns'] or 0) / 1e9:,.3f} s."]
+    version = s["nsys_version"] or "(unknown version)"
+    lines = [f"Nsight Systems {version}, capture {(s['duration_ns'] or 0) / 1e9:,.3f} s."]
     lines += [f"GPU {d['device']}: {d['name']}" for d in info["devices"]]
     lines += [f"Process {p['pid']} {p['name'] or '?'}: {p['kernels']:,} kernels, {p['cuda_api_calls']:,} CUDA API "
               f"calls, {p['nvtx_events']:,} NVTX events." for p in info["processes"]]

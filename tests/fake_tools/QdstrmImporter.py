@@ -6,7 +6,8 @@ import sys
 
 stream = sys.argv[sys.argv.index("-i") + 1]
 if os.environ.get("FAKE_IMPORTER_OK") == "1":
-    open(stream[: -len(".qdstrm")] + ".nsys-rep", "w").write("fake report")
+    with open(stream[: -len(".qdstrm")] + ".nsys-rep", "w") as f:
+        f.write("fake report")
     sys.exit(0)
 print("QdstrmImporter: error while loading shared libraries: libdw.so.1: cannot open shared object file")
 sys.exit(127)

@@ -7,7 +7,8 @@ import shutil
 import subprocess
 import sys
 
-TAKES_VALUE = {"--set", "-k", "-c", "--nvtx-include", "-o", "--metrics"}
+TAKES_VALUE = {"--set", "-k", "-c", "--nvtx-include", "-o", "--metrics", "--cache-control", "--clock-control",
+               "--replay-mode"}
 
 
 def main():

@@ -29,12 +29,14 @@ def profile(args):
         rest = rest[2:] if rest[0] == "--output" else rest[1:]
     code = subprocess.call(rest)
     base = option(args, "--output")
-    print(f"Generating '/tmp/nsys-report-0000.qdstrm'")
+    print("Generating '/tmp/nsys-report-0000.qdstrm'")
     if mode == "qdstrm":
-        open(base + ".qdstrm", "w").write("raw")
+        with open(base + ".qdstrm", "w") as f:
+            f.write("raw")
         print("Importer error status: Importation failed.")
         return code
-    open(base + ".nsys-rep", "w").write("fake report")
+    with open(base + ".nsys-rep", "w") as f:
+        f.write("fake report")
     print(f"Generated:\n    {base}.nsys-rep")
     return code
 
