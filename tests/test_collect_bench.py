@@ -115,3 +115,40 @@ def test_nsys_sweep_without_bench_ranges_says_so(fake, tmp_path):  # noqa: F811
 def test_bad_settings(kwargs, message):
     with pytest.raises(UsageError, match=message):
         nsys_analytics.bench(**{"configs": [(1, 1, 1)], **kwargs})(lambda M, N, K: None)
+
+
+def test_nsys_runs_equal_nsys_projection_and_a_brute_force_sum(tmp_path):
+    """A real training profile whose three `train_loop` step ranges are renamed as a sweep's runs: each run's
+    gpu_span equals nsys' own `nvtx_gpu_proj_trace` Projected Duration, and its kernel time equals a brute-force
+    sum over the raw tables (kernels whose launching runtime call lies inside the range, any thread)."""
+    import shutil
+    import sqlite3
+
+    from nsys_analytics.collect.data import nsys_runs
+    from nsys_analytics.profile import Profile
+
+    from .conftest import ORACLE, PROFILES
+
+    path = tmp_path / "sweep.sqlite"
+    shutil.copyfile(PROFILES / "gpt_sdpa_train.sqlite", path)
+    renamed = {11: ("train[n=1,run=0]", "train_loop:step_0"), 19: ("train[n=1,run=1]", "train_loop:step_1"),
+               27: ("train[n=2,run=0]", "train_loop:step_2")}
+    brute = {}
+    with sqlite3.connect(path) as con:
+        for rowid, (text, _) in renamed.items():
+            con.execute("UPDATE NVTX_EVENTS SET text = ?, textId = NULL WHERE rowid = ?", (text, rowid))
+            start, end, tid = con.execute("SELECT start, end, globalTid FROM NVTX_EVENTS WHERE rowid = ?",
+                                          (rowid,)).fetchone()
+            brute[rowid] = con.execute(
+                "SELECT count(*), sum(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+                "JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId "
+                "AND r.globalTid >> 24 = k.globalPid >> 24 "
+                "WHERE r.start >= ? AND r.end <= ? AND r.globalTid >> 24 = ? >> 24", (start, end, tid)).fetchone()
+    with open(ORACLE / "gpt_sdpa_train" / "gpt_sdpa_train_nvtx_gpu_proj_trace.csv", newline="") as f:
+        projected = {int(r["RangeId"]): int(r["Projected Duration (ns)"]) for r in csv.DictReader(f)}
+    with Profile(path) as profile:
+        runs, params = nsys_runs(profile, "train_loop")
+    assert params == ["n"]
+    assert runs[["annotation", "n", "run"]].values.tolist() == [["train", 1, 0], ["train", 1, 1], ["train", 2, 0]]
+    assert runs["gpu_span_ns"].tolist() == [projected[r] for r in renamed]
+    assert list(zip(runs["kernels"], runs["kernel_time_ns"])) == [brute[r] for r in renamed]

@@ -17,8 +17,8 @@ from .commands import NcuOptions, NsysOptions, Outputs
 from .runner import NoKernels, NoReport, ProgramFailed, ToolFailed
 from .tools import Tool, importer_beside
 
-LIBDW_HINT = ("its importer needs libdw.so.1 (elfutils): install it (`apt-get install libdw1`) or put a folder "
-              "holding libdw.so.1 and libelf.so.1 on LD_LIBRARY_PATH")
+LIBDW_HINT = ("nsys' importer (QdstrmImporter) must be installed and needs libdw.so.1 (elfutils): install it "
+              "(`apt-get install libdw1`) or put a folder holding libdw.so.1 and libelf.so.1 on LD_LIBRARY_PATH")
 
 
 @dataclass
@@ -70,11 +70,13 @@ def _no_report(tool: Tool, out: Outputs, done: runner.Completed, collected: Coll
         converted = runner.run(cmd, None, echo)
         if out.report.exists():
             return
-        why = f"QdstrmImporter failed: {converted.last_lines(3)}"
+        why = f"{importer} failed: {converted.last_lines(2)}"
+        convert = f"`{importer} -i {out.stream}`"
     else:
-        why = f"nsys could not import it: {done.last_lines(3)}"
-    raise NoReport(f"nsys wrote {out.stream} but no .nsys-rep ({why}); {LIBDW_HINT}, then run "
-                   f"`QdstrmImporter -i {out.stream}` from nsys' host folder, and `nsys-analytics` on the .nsys-rep")
+        why = "; ".join(line for line in done.tail if "mporter" in line) or done.last_lines(3)
+        convert = f"`QdstrmImporter -i {out.stream}` (in the host folder of a full Nsight Systems install)"
+    raise NoReport(f"nsys wrote {out.stream} but no .nsys-rep ({why}); {LIBDW_HINT}, then convert it with "
+                   f"{convert} and export it with `nsys export --type sqlite`")
 
 
 def collect_ncu(tool: Tool, options: NcuOptions, out: Outputs, command: list[str], force: bool = False,
