@@ -236,3 +236,9 @@ def test_ncu_without_kernels_and_ncu_options_without_ncu(fake, tmp_path):
     result = fake.run("profile", "-k", "gemm", "--", "python", "x.py", code=2)
     assert "-k is an ncu option: add --ncu" in result.output
     assert "Missing argument" in fake.run("profile", code=2).output
+
+
+def test_catalog_unavailable_is_said_before_anything_runs(fake, tmp_path):
+    result = fake.run("profile", "--catalog", "--dir", str(fake.out), "--", *program(tmp_path), code=2)
+    assert "--catalog" in result.output and not (tmp_path / "ran").exists() and fake.calls() == []
+    assert "go with --catalog" in fake.run("profile", "--tag", "a=b", "--", "x", code=2).output

@@ -68,6 +68,8 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
         raise UsageError(f"{ncu_only[0]} is an ncu option: add --ncu")
     if (db or tags) and not catalog:
         raise UsageError("--db and --tag go with --catalog")
+    if catalog:  # checked before the program runs, not after
+        _check_catalog()
     out = Outputs(directory, check_name(name) if name else default_name(command))
     if use_ncu:
         _ncu(out, NcuOptions(set_name, kernel, count, list(nvtx_include), list(ncu_extra)), command, force, fmt,
@@ -108,9 +110,13 @@ def _ncu(out, options, command, force, fmt, output) -> None:
     _write(text, output)
 
 
+def _check_catalog() -> None:
+    raise UsageError("--catalog: the run catalog is not available in this version; profile without it and add "
+                     "the .sqlite to the catalog later with `nsys-analytics runs add`")
+
+
 def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: tuple[str, ...]) -> None:
-    raise UsageError("--catalog: the run catalog is not available in this version; add the profile later "
-                     f"with `nsys-analytics runs add {profile}`")
+    _check_catalog()
 
 
 def _write(text: str, output: Path | None) -> None:
