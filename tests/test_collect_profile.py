@@ -44,7 +44,9 @@ def fake(tmp_path, monkeypatch):
     log = tmp_path / "calls.jsonl"
     monkeypatch.setattr(tools, "NSYS_GLOBS", ())
     monkeypatch.setattr(tools, "NCU_GLOBS", ())
-    env = {"PATH": f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}", "FAKE_NSYS_LOG": str(log),
+    git = Path(shutil.which("git") or "/usr/bin/git").parent  # for the run's git tags
+    env = {"PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), str(git)]),
+           "FAKE_NSYS_LOG": str(log),
            "FAKE_NSYS_FIXTURE": str(FIXTURE), "NSYS": None, "NCU": None, "FAKE_NSYS_MODE": None,
            "FAKE_NCU_MODE": None, "FAKE_IMPORTER_OK": None}
 
@@ -238,7 +240,48 @@ def test_ncu_without_kernels_and_ncu_options_without_ncu(fake, tmp_path):
     assert "Missing argument" in fake.run("profile", code=2).output
 
 
-def test_catalog_unavailable_is_said_before_anything_runs(fake, tmp_path):
-    result = fake.run("profile", "--catalog", "--dir", str(fake.out), "--", *program(tmp_path), code=2)
-    assert "--catalog" in result.output and not (tmp_path / "ran").exists() and fake.calls() == []
-    assert "go with --catalog" in fake.run("profile", "--tag", "a=b", "--", "x", code=2).output
+def test_catalog_stores_the_run_with_its_tags(fake, tmp_path):
+    from nsys_analytics.catalog.connect import Catalog
+    from nsys_analytics.catalog.data import list_runs, run_details
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    args = ("profile", "--catalog", "--db", db, "--tag", "branch=exp", "--dir", str(fake.out), "--")
+    result = fake.run(*args, *program(tmp_path))
+    assert "added to the run catalog" in result.stderr
+    (run,) = list_runs(Catalog(db))
+    details = run_details(Catalog(db), run["id"])
+    tags = details["tags"]
+    assert tags["branch"] == "exp" and tags["gpu"] == "NVIDIA H200" and tags["host"]
+    assert tags["command"].startswith(sys.executable) and "boom at step 2" in tags["command"]
+    assert tags["git_dirty"] in ("true", "false") and len(tags["git_commit"]) == 40  # the tests run in a git tree
+    assert details["findings"]  # stored as `runs add --diagnose` does
+    result = fake.run(*args[:-1], "--force", "--", *program(tmp_path))
+    assert "already in the run catalog" in result.stderr  # same content (the stand-in's fixture): stored once
+
+
+def test_git_tags_of_the_working_folder(tmp_path, monkeypatch):
+    import subprocess
+
+    from nsys_analytics.collect.tags import git_state
+
+    assert git_state(tmp_path) == {}  # not a work tree
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "a.txt").write_text("1")
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    sha = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    assert git_state(tmp_path) == {"git_commit": sha, "git_dirty": "false"}
+    (tmp_path / "a.txt").write_text("2")
+    assert git_state(tmp_path) == {"git_commit": sha, "git_dirty": "true"}
+    (tmp_path / "a.txt").write_text("1")
+    (tmp_path / "new.txt").write_text("untracked files do not make it dirty")
+    assert git_state(tmp_path)["git_dirty"] == "false"
+
+
+def test_catalog_options_are_checked_before_anything_runs(fake, tmp_path):
+    assert "goes with --catalog" in fake.run("profile", "--tag", "a=b", "--", *program(tmp_path), code=2).output
+    assert "write key=value" in fake.run("profile", "--catalog", "--tag", "ab", "--", *program(tmp_path),
+                                         code=2).output
+    assert "not go with --ncu" in fake.run("profile", "--catalog", "--ncu", "--", *program(tmp_path), code=2).output
+    assert not (tmp_path / "ran").exists() and fake.calls() == []

@@ -10,6 +10,7 @@ from ..collect.commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, ch
 from ..collect.tools import find_tool
 from ..errors import UsageError
 from ..textreport_render import REPORT_FORMATS
+from .runs_cmd import DB_OPTION, _tags
 
 
 @click.command("profile", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -32,7 +33,7 @@ from ..textreport_render import REPORT_FORMATS
 @click.option("--ncu-option", "ncu_extra", multiple=True, metavar="ARG", help="More ncu options.")
 @click.option("--catalog", is_flag=True, help="Add the run to the run catalog, tagged with git commit, command, "
                                               "host and GPU.")
-@click.option("--db", metavar="URL", help="With --catalog: the catalog's database URL.")
+@DB_OPTION
 @click.option("--tag", "tags", multiple=True, metavar="KEY=VALUE", help="With --catalog: one more tag.")
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True,
               help="Format of the headline.")
@@ -66,17 +67,18 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
                                          ("--nvtx-include", nvtx_include), ("--ncu-option", ncu_extra)) if value]
     if ncu_only and not use_ncu:
         raise UsageError(f"{ncu_only[0]} is an ncu option: add --ncu")
-    if (db or tags) and not catalog:
-        raise UsageError("--db and --tag go with --catalog")
-    if catalog:  # checked before the program runs, not after
-        _check_catalog()
+    if tags and not catalog:
+        raise UsageError("--tag goes with --catalog")
+    if catalog and use_ncu:
+        raise UsageError("--catalog stores Nsight Systems runs; it does not go with --ncu")
+    extra_tags = _tags(tags)  # checked before the program runs
     out = Outputs(directory, check_name(name) if name else default_name(command))
     if use_ncu:
         _ncu(out, NcuOptions(set_name, kernel, count, list(nvtx_include), list(ncu_extra)), command, force, fmt,
              output)
         return
     _nsys(out, NsysOptions(trace, cuda_graph_trace, range_name, list(nsys_extra)), command, force, fmt, output,
-          (catalog, db, tags))
+          (catalog, db, extra_tags))
 
 
 def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
@@ -110,13 +112,17 @@ def _ncu(out, options, command, force, fmt, output) -> None:
     _write(text, output)
 
 
-def _check_catalog() -> None:
-    raise UsageError("--catalog: the run catalog is not available in this version; profile without it and add "
-                     "the .sqlite to the catalog later with `nsys-analytics runs add`")
+def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: dict[str, str]) -> None:
+    """`runs add PROFILE --diagnose` with the run's tags (ours first, the user's --tag over them)."""
+    from ..catalog.add import summarize_run
+    from ..catalog.connect import Catalog
+    from ..catalog.data import add_run
+    from ..categories import load_rules
 
-
-def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: tuple[str, ...]) -> None:
-    _check_catalog()
+    summaries, found = summarize_run([str(profile)], load_rules(None), "none", diagnose=True)
+    catalog = Catalog(db)
+    run_id, added = add_run(catalog, summaries, {**tags, **extra}, found)
+    click.echo(f"{'added to' if added else 'already in'} the run catalog {catalog.name} as run {run_id}", err=True)
 
 
 def _write(text: str, output: Path | None) -> None:
