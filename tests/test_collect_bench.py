@@ -79,7 +79,7 @@ def test_ncu_sweep_runs_the_function_in_a_child_and_reads_the_report(fake, tmp_p
     argv = fake.calls()[0]["argv"]
     assert argv[:3] == ["--nvtx", "--nvtx-include", f"regex:{DOMAIN}@.+/"]
     assert argv[argv.index("--metrics") + 1] == "gpu__time_duration.sum"
-    assert argv[-3:-1] == ["-m", "nsys_analytics.collect.bench_child"]
+    assert argv[-3] == "-c" and "from nsys_analytics.collect.bench_child import main" in argv[-2]
     assert list(frame.columns[:5]) == ["annotation", "M", "N", "K", "R"]
     assert {"run", "metric", "value", "unit", "relative", "kernels"} <= set(frame.columns)
     time = frame[frame["metric"] == "gpu__time_duration.sum"]
@@ -97,6 +97,17 @@ def test_ncu_sweep_runs_the_function_in_a_child_and_reads_the_report(fake, tmp_p
     assert png is not None and (tmp_path / "tflops.png").stat().st_size > 1000
     with pytest.raises(UsageError, match="not a parameter"):
         frame.plot(x="seq")
+
+
+def test_the_child_imports_this_package_whatever_the_working_folder_holds(fake, tmp_path, monkeypatch):  # noqa: F811
+    """A folder with another `nsys_analytics` (a checkout of an older version, say) as the working folder."""
+    (tmp_path / "nsys_analytics").mkdir()
+    (tmp_path / "nsys_analytics" / "__init__.py").write_text("raise ImportError('the wrong nsys_analytics')\n")
+    monkeypatch.chdir(tmp_path)
+    calls = tmp_path / "calls.txt"
+    swept = nsys_analytics.bench(configs=[(256, 256, 256)], runs=1, warmup=0)
+    fake.run_python(lambda: swept(cell_function(calls))(), {"FAKE_NCU_FIXTURE": str(report_path("matmul_basic"))})
+    assert calls.read_text().split() == ["256"]
 
 
 def test_nsys_sweep_without_bench_ranges_says_so(fake, tmp_path):  # noqa: F811

@@ -126,7 +126,7 @@ class BenchFunction:
         name = self.fn.__name__
         spec = folder / f"{name}.spec.pickle"
         _write_spec(spec, self.fn, self.configs, s, name)
-        command = [sys.executable, "-m", "nsys_analytics.collect.bench_child", str(spec)]
+        command = child_command(spec)
         out = Outputs(folder, f"{name}_{s.tool}")
         log = _Log(folder / f"{name}_{s.tool}.log", s.quiet)
         with log:
@@ -155,6 +155,15 @@ class BenchFunction:
             raise UsageError(f"{out.sqlite}: no kernel ran inside the benchmark's ranges")
         return long_form(runs, params, NSYS_METRICS, {c: "ns" for c in NSYS_METRICS}, s.derive,
                          s.normalize_against)
+
+
+def child_command(spec: Path) -> list[str]:
+    """`python -c ...` that imports this very nsys_analytics (not one the working folder happens to hold: `-m`
+    would put the cwd first on sys.path) and runs the sweep of `spec`."""
+    package_parent = str(Path(__file__).resolve().parents[2])
+    code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
+            "from nsys_analytics.collect.bench_child import main; main(sys.argv[1:])")
+    return [sys.executable, "-c", code, str(spec)]
 
 
 def _as_kwargs(fn: Callable[..., Any], config: Sequence[Any] | dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections import deque
@@ -11,7 +12,9 @@ from dataclasses import dataclass
 
 from ..errors import MissingDataError, NsysAnalyticsError
 
-TAIL_LINES = 12
+TAIL_LINES = 40
+_NSYS_OWN = re.compile(r"^\[\d+/\d+\]|^Generat|^Processing \d+ events|^Collecting data|^Capture range|"
+                       r"\.(nsys-rep|qdstrm|sqlite)$|^==PROF==")
 
 
 class ProgramFailed(NsysAnalyticsError):
@@ -37,6 +40,11 @@ class Completed:
 
     def last_lines(self, n: int = 6) -> str:
         return " | ".join(self.tail[-n:]) or "(no output)"
+
+    def program_lines(self, n: int = 6) -> str:
+        """The last lines without nsys' own (progress bars, 'Generating', 'Generated:' and the report paths)."""
+        own = [line for line in self.tail if not _NSYS_OWN.search(line)]
+        return " | ".join(own[-n:]) or "(no output)"
 
 
 def run(cmd: list[str], env: dict[str, str] | None = None, echo: Callable[[str], None] | None = None) -> Completed:

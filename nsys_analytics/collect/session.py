@@ -45,7 +45,7 @@ def collect_nsys(tool: Tool, options: NsysOptions, out: Outputs, command: list[s
     if not out.report.exists():
         _no_report(tool, out, done, collected, echo)
     if done.returncode != 0:
-        raise ProgramFailed(f"the program exited with code {done.returncode}; last lines: {done.last_lines()} "
+        raise ProgramFailed(f"the program exited with code {done.returncode}; last lines: {done.program_lines()} "
                             f"(the report of what ran is kept: {out.report})")
     export = commands.nsys_export(tool.path, out)
     collected.commands.append(export)
@@ -91,8 +91,8 @@ def collect_ncu(tool: Tool, options: NcuOptions, out: Outputs, command: list[str
         if any("No kernels were profiled" in line for line in done.tail):
             raise NoKernels("ncu profiled no kernel: check -k / --nvtx-include against the program's kernel and "
                             "range names (`--nvtx-include 'name/'` for a push/pop range), and that it runs on the GPU")
-        raise ToolFailed(f"ncu wrote no report (exit code {done.returncode}): {done.last_lines()}")
+        raise ToolFailed(f"ncu wrote no report (exit code {done.returncode}): {done.program_lines()}")
     if done.returncode != 0:
-        raise ProgramFailed(f"the program exited with code {done.returncode}; last lines: {done.last_lines()} "
+        raise ProgramFailed(f"the program exited with code {done.returncode}; last lines: {done.program_lines()} "
                             f"(the report of what ran is kept: {out.ncu_report})")
     return collected
