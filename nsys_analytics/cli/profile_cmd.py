@@ -35,7 +35,7 @@ from .runs_cmd import DB_OPTION, _tags
                                               "host and GPU.")
 @DB_OPTION
 @click.option("--tag", "tags", multiple=True, metavar="KEY=VALUE", help="With --catalog: one more tag.")
-@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="table", show_default=True,
               help="Format of the headline.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the headline to FILE instead of standard output.")
@@ -107,7 +107,7 @@ def _ncu(out, options, command, force, fmt, output) -> None:
     collect_ncu(find_tool("ncu"), options, out, command, force)
     with NcuReport(out.ncu_report) as r:
         result = to_result(analyze(r, Options()), "auto")
-    text = render(result, {"text": "table"}.get(fmt, fmt)) if fmt != "json" else render(result, "json")
+    text = render(result, fmt)
     click.echo(f"wrote {out.ncu_report}", err=True)
     _write(text, output)
 
