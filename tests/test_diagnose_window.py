@@ -9,34 +9,11 @@ import shutil
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
-
-from nsys_analytics.cli.main import cli
 
 from .conftest import FIXTURE_NAMES, PROFILES, oracle_csv, read_csv
+from .test_steady_state import run, steps  # the brute-force step windows, read with sqlite3
 
 TRAIN, FORWARD = PROFILES / "gpt_train.sqlite", PROFILES / "gpt_forward.sqlite"
-
-
-def run(*args, code: int = 0):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    assert result.exit_code == code, result.output
-    return result
-
-
-def steps(path) -> list[tuple[int, int]]:
-    """(start, end) of the train_loop step ranges after the `warmup` range, read with sqlite3."""
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        text = "coalesce(e.text, s.value)"  # registered strings: the text is in StringIds
-        [(warm_end,)] = con.execute(f"SELECT max(e.end) FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId "
-                                    f"WHERE {text} = 'warmup'").fetchall()
-        rows = con.execute(f"SELECT e.start, e.end FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId "
-                           f"WHERE {text} GLOB 'step_*' AND e.start >= ? ORDER BY e.start",
-                           (warm_end or 0,)).fetchall()
-    finally:
-        con.close()
-    return rows
 
 
 # -- diagnose -----------------------------------------------------------------------------------------------
