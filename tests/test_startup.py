@@ -53,3 +53,36 @@ def test_kernels_on_a_small_profile_imports_no_pandas(cached, tmp_path):
 def test_listed_summary_is_the_commands_own(name):
     command = cli.get_command(None, name)
     assert SUMMARIES[name] == command.get_short_help_str(limit=1000)
+
+
+def test_help_and_the_cli_load_no_duckdb():
+    for code in ("import nsys_analytics.cli.main",
+                 "from nsys_analytics.cli.main import main\nsys.argv = ['nsys-analytics', '--help']\n"
+                 "try:\n    main()\nexcept SystemExit:\n    pass"):
+        assert "duckdb" not in modules_after(code)
+
+
+@pytest.fixture(scope="module")
+def two_run_catalog(tmp_path_factory):
+    db = tmp_path_factory.mktemp("catalog") / "runs.db"
+    for name in ("gpt_train", "gpt_sdpa_train"):
+        subprocess.run([sys.executable, "-m", "nsys_analytics", "runs", "add", str(PROFILES / f"{name}.sqlite"),
+                        "--db", str(db), "--tag", "branch=main"], cwd=ROOT, check=True, capture_output=True)
+    return db
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--tag", "branch=main"], ["show", "1"], ["diff", "1", "2"],
+                                  ["trend", "--metric", "category:matmul"]], ids=lambda a: " ".join(a))
+def test_catalog_reads_load_no_duckdb_nor_the_postgresql_dialect(args, two_run_catalog):
+    """`runs list/show/diff/trend` read the catalog only: no DuckDB, pandas or NumPy, and on an SQLite catalog not
+    SQLAlchemy's PostgreSQL dialects (what keeps them under half a second, docs/catalog.md)."""
+    argv = ["nsys-analytics", "runs", *args, "--db", str(two_run_catalog)]
+    probe = (f"from nsys_analytics.cli.main import main\nsys.argv = {argv!r}\n"
+             "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith('sqlalchemy.dialects.postgresql'))))")
+    loaded = modules_after(probe)
+    assert "sqlalchemy" in loaded  # it did read the catalog
+    assert loaded.isdisjoint({"duckdb", "pandas", "numpy", "matplotlib"}), sorted(loaded)
+    done = subprocess.run([sys.executable, "-c", f"import sys, json\n{probe}"], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == []

@@ -90,16 +90,19 @@ class Catalog:
             raise CatalogError(f"{self.name}: unsupported database URL ({e}); use sqlite:/// or postgresql://") from None
 
     def _prepare(self) -> None:
-        """Create the tables on first use, migrate an older schema, refuse a newer one."""
+        """Create the tables on first use, migrate an older schema, refuse a newer one. A catalog of this version
+        is only read (no write transaction, so `runs list` neither waits for a writer nor writes the file)."""
+        if self.read(self._version) == SCHEMA_VERSION:
+            return
+
         def prepare(conn: Connection) -> None:
             if not self.is_sqlite:
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_LOCK_ID})")
-            if not conn.dialect.has_table(conn, "catalog_meta"):
+            found = self._version(conn)
+            if found is None:
                 metadata.create_all(conn)
                 conn.execute(catalog_meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
                 return
-            found = int(conn.execute(select(catalog_meta.c.value).where(catalog_meta.c.key == "schema_version"))
-                        .scalar_one())
             if found > SCHEMA_VERSION:
                 raise CatalogError(f"{self.name}: written by catalog schema version {found}; this nsys-analytics "
                                    f"reads up to version {SCHEMA_VERSION}: upgrade nsys-analytics")
@@ -110,6 +113,13 @@ class Catalog:
                              .values(value=str(SCHEMA_VERSION)))
 
         self.write(prepare)
+
+    @staticmethod
+    def _version(conn: Connection) -> int | None:
+        if not conn.dialect.has_table(conn, "catalog_meta"):
+            return None
+        return int(conn.execute(select(catalog_meta.c.value).where(catalog_meta.c.key == "schema_version"))
+                   .scalar_one())
 
     T = TypeVar("T")
 

@@ -12,7 +12,6 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import Connection
 
-from ..diff.report import step_of
 from ..diff.stats import Dist
 from ..diff.summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
 from ..errors import UsageError
@@ -68,6 +67,8 @@ def _insert_ignore(catalog: Catalog, table, keys: list[str]):
 
 
 def _run_row(profiles: list[ProfileSummary], content: str, diagnosed: bool) -> dict[str, Any]:
+    from ..diff.report import step_of
+
     first = min(profiles, key=lambda p: p.rank)
     demangled = [k.stat for p in profiles for k in p.kernel_stats("demangled")]
     step_name, step = step_of(profiles)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..diff.report import DiffReport
 from ..result import Result
+
+if TYPE_CHECKING:
+    from ..diff.report import DiffReport
 
 LIST_HEADERS = {
     "id": "ID", "added_at": "Added (UTC)", "label": "Label", "ranks": "Ranks", "kernels": "Kernels",

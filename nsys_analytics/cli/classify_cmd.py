@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from ..categories.rules import load_rules
 from ..categories.classify import classify_kernels
+from ..categories.rules import load_rules
 from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
 from .profiles import open_profile
-
-RULES_OPTION = click.option(
-    "--rules", "rules_files", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
-    help="A TOML file of extra or overriding rules (repeatable; later files win). See docs/categories.md.",
-)
+from .rules_option import RULES_OPTION
 
 
 @click.command("classify")

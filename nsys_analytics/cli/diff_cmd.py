@@ -7,13 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..categories import load_rules
-from ..diff.data import ATTRIBUTIONS, summarize_side
-from ..diff.render import TABLES, render_report
-from ..diff.report import ALPHA, build_diff
-from ..diff.sides import split_sides
+from ..diff.data import ATTRIBUTIONS
+from ..diff.render import TABLES
+from ..diff.stats import ALPHA
 from ..render import FORMATS
-from .classify_cmd import RULES_OPTION
+from .rules_option import RULES_OPTION
 
 DEFAULT_LIMIT = 20
 
@@ -65,6 +63,11 @@ def command(profiles, attribution, rules_files, name_kind, alpha, tables, limit,
       nsys-analytics diff before.sqlite after.sqlite --format csv --table ranges -o ranges.csv
       nsys-analytics diff --base b_rank0.sqlite b_rank1.sqlite --new n_rank0.sqlite n_rank1.sqlite
     """
+    from ..categories import load_rules
+    from ..diff.data import summarize_side
+    from ..diff.report import build_diff
+    from ..diff.sides import split_sides
+
     base_paths, new_paths = split_sides(profiles)
     rules = load_rules(rules_files)
     if len(base_paths) == 1 and len(new_paths) == 1:
@@ -78,6 +81,8 @@ def command(profiles, attribution, rules_files, name_kind, alpha, tables, limit,
 
 
 def write_report(report, fmt, tables, limit, output, plot) -> None:
+    from ..diff.render import render_report
+
     chosen = tuple(tables) or (("kernels",) if fmt == "csv" else TABLES)
     text = render_report(report, fmt, chosen, limit or None)
     if output is None:

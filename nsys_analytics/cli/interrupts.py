@@ -16,9 +16,6 @@ import sys
 import threading
 import time
 
-from .. import database, source
-from . import outputs
-
 EXIT_INTERRUPTED = 130
 GRACE_S = (1.0, 2.0)  # before interrupting the queries, then before ending the process
 _requested = threading.Event()
@@ -47,9 +44,14 @@ def _watch(read_end: int) -> None:
             break
     _requested.set()
     time.sleep(GRACE_S[0])  # the main thread usually ends within this
-    database.interrupt_all()
+    # Looked up, not imported: start-up does not pay for DuckDB (`runs list`, --help), and a process that never
+    # loaded it has no query to interrupt nor partial file to remove.
+    database, source, outputs = (sys.modules.get(f"nsys_analytics.{m}") for m in ("database", "source", "cli.outputs"))
+    if database is not None:
+        database.interrupt_all()
     time.sleep(GRACE_S[1])
-    for path in [*source.partial_files(), *outputs.partial_files()]:
+    partial = [*(source.partial_files() if source else ()), *(outputs.partial_files() if outputs else ())]
+    for path in partial:
         path.unlink(missing_ok=True)
     sys.stderr.write("Interrupted.\n")
     sys.stderr.flush()

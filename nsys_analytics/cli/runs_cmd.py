@@ -10,8 +10,8 @@ import click
 
 from ..errors import UsageError
 from ..render import FORMATS, render
-from .classify_cmd import RULES_OPTION
 from .diff_cmd import diff_options, write_report
+from .rules_option import RULES_OPTION
 
 EXIT_GATE = 4
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from ..render import render
 from ..result import Result
-from .report import DiffReport
+
+if TYPE_CHECKING:
+    from .report import DiffReport
 
 TABLES = ("kernels", "categories", "ranges", "range_categories", "ranks")
 TITLES = {

@@ -12,10 +12,9 @@ from typing import Any
 from ..render import shorten_name
 from ..result import Result
 from .matching import pair_renamed, pair_variants, range_families
-from .stats import mann_whitney
+from .stats import ALPHA, mann_whitney
 from .summary import ProfileSummary, RangeStat, Stat
 
-ALPHA = 0.05
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "
           "20 instances and no ties, else normal approximation with tie and continuity correction; more than "
           "2,000 distinct durations are compared in 0.5 % bins); a change is beyond noise when p < {alpha:g}")
