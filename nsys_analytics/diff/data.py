@@ -3,17 +3,16 @@ NVTX range instances, and with an attribution mode the kernel time per range ins
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..categories import OTHER, RuleSet
 from .summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
 
 if TYPE_CHECKING:
+    from ..categories import RuleSet
     from ..profile import Profile
 
 ATTRIBUTIONS = ("auto", "process", "thread", "gpu", "none")
@@ -29,9 +28,10 @@ def rank_of(path: str | Path, position: int) -> int:
 
 
 def file_hash(path: str | Path) -> str:
-    """sha256 of the file's bytes."""
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
+    """sha256 of the file's bytes (remembered in the cache folder under the file's identity: cache/digest.py)."""
+    from ..cache.digest import sha256_of
+
+    return sha256_of(path)
 
 
 def summarize(profile: Profile, rules: RuleSet, rank: int = 0, attribution: str = "process",
@@ -89,6 +89,8 @@ def _can_attribute(profile: Profile, mode: str) -> bool:
 
 def kernel_stats(profile: Profile, rules: RuleSet) -> tuple[list[KernelStat], dict[str, str]]:
     """Per demangled and per short name: the exact figures and distribution of its durations."""
+    from ..categories import OTHER
+
     by_name: dict[tuple[str, str], dict[int, int]] = defaultdict(lambda: defaultdict(int))
     weight: dict[tuple[str, str], int] = defaultdict(int)  # (short, demangled) -> GPU time
     for demangled, short, duration, n in profile.run_file("diff", "kernel_durations").rows:
@@ -111,23 +113,25 @@ def kernel_stats(profile: Profile, rules: RuleSet) -> tuple[list[KernelStat], di
 
 def range_stats(profile: Profile, mode: str | None) -> tuple[list[RangeStat], list[RangeKernel]]:
     """Per range name: its instances' durations and, in attribution `mode`, the kernel time of each instance."""
+    if mode is None:  # durations only: counted by the database
+        durations: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
+        for name, style, duration, n in profile.run_file("diff", "range_durations").rows:
+            durations[(name, style)][int(duration)] = int(n)
+        return [RangeStat(name, style, Stat.of(pairs)) for (name, style), pairs in durations.items()], []
     instances = profile.run_file("diff", "range_instances").rows
     per_instance: dict[int, int] = {}
     range_kernels = []
-    if mode is not None:
-        for range_id, rng, kernel, kernel_ns, kernels in profile.run_file(
-                "diff", "range_kernels", {"mode": mode}).rows:
-            if range_id is not None:
-                per_instance[range_id] = int(kernel_ns)
-            else:
-                range_kernels.append(RangeKernel(rng, kernel, int(kernel_ns), int(kernels)))
+    for range_id, rng, kernel, kernel_ns, kernels in profile.run_file("diff", "range_kernels", {"mode": mode}).rows:
+        if range_id is not None:
+            per_instance[range_id] = int(kernel_ns)
+        else:
+            range_kernels.append(RangeKernel(rng, kernel, int(kernel_ns), int(kernels)))
     groups: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     for range_id, name, style, _pid, _start, duration in instances:
         groups[(name, style)].append((duration, per_instance.get(range_id, 0)))
     ranges = []
     for (name, style), rows in groups.items():
-        kernel = _stat([k for _, k in rows]) if mode is not None else None
-        ranges.append(RangeStat(name, style, _stat([d for d, _ in rows]), kernel))
+        ranges.append(RangeStat(name, style, _stat([d for d, _ in rows]), _stat([k for _, k in rows])))
     return ranges, range_kernels
 
 

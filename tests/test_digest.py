@@ -1,0 +1,72 @@
+"""The catalog's content hash (cache/digest.py): the sha256 of the bytes, checked against coreutils' sha256sum;
+remembered under the file's identity, so a second request reads it back, and a changed file is hashed afresh."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from nsys_analytics.cache import digest
+
+from .conftest import PROFILES
+
+pytestmark = pytest.mark.skipif(shutil.which("sha256sum") is None, reason="coreutils' sha256sum is not installed")
+
+
+def sha256sum(path) -> str:
+    return subprocess.run(["sha256sum", str(path)], capture_output=True, text=True, check=True).stdout.split()[0]
+
+
+@pytest.fixture
+def profile(tmp_path):
+    path = tmp_path / "run.sqlite"
+    shutil.copyfile(PROFILES / "gpt_train.sqlite", path)
+    return path
+
+
+def memos(cache_folder):
+    folder = cache_folder / "digests"
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+def test_the_digest_is_the_files_sha256_and_is_remembered(profile, cache_folder, monkeypatch):
+    assert digest.sha256_of(profile) == sha256sum(profile)
+    assert len(memos(cache_folder)) == 1
+    monkeypatch.setattr(digest, "_hash", lambda path: pytest.fail("hashed again"))
+    assert digest.sha256_of(profile) == sha256sum(profile)
+
+
+def test_a_changed_file_is_hashed_afresh(profile, cache_folder):
+    first = digest.sha256_of(profile)
+    with open(profile, "r+b") as f:  # same size, one byte changed in the middle, mtime kept
+        st = os.stat(profile)
+        f.seek(st.st_size // 3)
+        byte = f.read(1)
+        f.seek(st.st_size // 3)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    os.utime(profile, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    assert digest.sha256_of(profile) == sha256sum(profile) != first
+    assert len(memos(cache_folder)) == 2
+
+
+def test_a_damaged_memo_is_not_believed(profile, cache_folder):
+    digest.sha256_of(profile)
+    (memo,) = (cache_folder / "digests").iterdir()
+    memo.write_text("not a digest\n")
+    assert digest.sha256_of(profile) == sha256sum(profile)
+
+
+def test_no_cache_remembers_nothing(profile, cache_folder, monkeypatch):
+    monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1")
+    assert digest.sha256_of(profile) == sha256sum(profile)
+    assert memos(cache_folder) == []
+
+
+def test_an_unwritable_cache_folder_is_no_error(profile, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(blocker / "cache"))  # under a file: cannot be created
+    assert digest.sha256_of(profile) == sha256sum(profile)
