@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from itertools import combinations
 
 import pytest
 
-from nsys_analytics.diff.stats import MAX_EXACT, Dist, mann_whitney
-from nsys_analytics.diff.summary import Stat
+from nsys_analytics.diff.report import build_diff
+from nsys_analytics.diff.stats import MAX_EXACT, Dist, benjamini_hochberg, mann_whitney
+from nsys_analytics.diff.summary import KernelStat, ProfileSummary, Stat
 
 
 def _u(base, new):
@@ -93,3 +95,67 @@ def test_many_distinct_values_are_binned_and_merge_exactly_in_counts():
     # bins are 0.5 % wide: the test still sees a 10 % shift
     shifted = Dist.of({round(v * 1.1): c for v, c in values.items()})
     assert mann_whitney(d, shifted).p_value < 1e-6
+
+
+# -- many kernels at once: Benjamini-Hochberg --------------------------------------------------------------------
+
+def test_benjamini_hochberg_by_hand():
+    # sorted: 0.005 (rank 1), 0.01 (2), 0.03 (3), 0.04 (4); m * p / rank = 0.02, 0.02, 0.04, 0.04; running minimum
+    # from the top: 0.04, 0.04, 0.02, 0.02
+    assert benjamini_hochberg([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    # 2 * 0.5 / 1 = 1.0 is lowered to the next rank's 2 * 0.9 / 2 = 0.9; never above 1
+    assert benjamini_hochberg([0.5, 0.9]) == pytest.approx([0.9, 0.9])
+    assert benjamini_hochberg([0.8]) == [0.8] and benjamini_hochberg([]) == []
+
+
+def test_benjamini_hochberg_equals_scipy():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    import random
+
+    rng = random.Random(14)
+    for m in (1, 2, 7, 50, 400):
+        ps = [rng.random() ** 3 for _ in range(m)] + [0.02] * (m // 5)  # small ones and ties
+        assert benjamini_hochberg(ps) == pytest.approx(list(scipy_stats.false_discovery_control(ps, method="bh")))
+
+
+def _summary(label: str, kernels: dict[str, list[int]]) -> ProfileSummary:
+    stats = [KernelStat("demangled", name, "other", Stat.of(dict.fromkeys(durations, 1)))
+             for name, durations in kernels.items()]
+    return ProfileSummary(f"{label}.sqlite", label, 0, kernels=stats)
+
+
+def test_many_kernels_are_judged_after_the_correction():
+    """Eleven kernels of 10 vs 10 instances: one shifted far (exact p = 2/C(20,10) = 1.08e-5), three shifted a
+    little (p = 0.0288 each, below 0.05 alone), seven barely. By hand: q = 11 * p / rank over the 11 tests, the
+    running minimum from the largest p down: the far one 11 * 1.08e-5 / 1, the three 11 * 0.0288 / 4 = 0.079,
+    so only the far one is beyond noise; uncorrected, all four would be."""
+    base = [1000 + 10 * i for i in range(10)]
+    shifts = {"far": 95, **{f"little{i}": 35 for i in range(3)}, **{f"barely{i}": 5 for i in range(7)}}
+    report = build_diff([_summary("base", {k: base for k in shifts})],
+                        [_summary("new", {k: [b + s for b in base] for k, s in shifts.items()})])
+    rows = {r["name"]: r for r in report.kernels.to_records()}
+    assert rows["far"]["p_value"] == pytest.approx(2 / math.comb(20, 10))
+    assert rows["far"]["q_value"] == pytest.approx(11 * 2 / math.comb(20, 10))
+    little = rows["little0"]["p_value"]
+    assert little < 0.05
+    barely = rows["barely0"]["p_value"]
+    assert 11 * barely / 11 > 11 * little / 4  # the seven larger p-values do not lower the three's q
+    for i in range(3):
+        assert rows[f"little{i}"]["q_value"] == pytest.approx(11 * little / 4)
+        assert (rows[f"little{i}"]["noise"], rows[f"little{i}"]["status"]) == ("within", "same")
+    assert (rows["far"]["noise"], rows["far"]["status"]) == ("beyond", "changed")
+    assert {rows[f"barely{i}"]["noise"] for i in range(7)} == {"within"}
+
+
+def test_the_rank_test_equals_scipy():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    import random
+
+    rng = random.Random(7)
+    for n1, n2, spread in [(5, 7, 10_000), (12, 20, 10_000), (30, 45, 40), (200, 150, 25)]:  # exact, then ties
+        base = [rng.randrange(1000, 1000 + spread) for _ in range(n1)]
+        new = [rng.randrange(1010, 1010 + spread) for _ in range(n2)]
+        ours = mann_whitney(Dist.of(Counter(base)), Dist.of(Counter(new)))
+        method = "exact" if ours.method == "exact" else "asymptotic"
+        theirs = scipy_stats.mannwhitneyu(new, base, alternative="two-sided", method=method)
+        assert (ours.u, ours.p_value) == pytest.approx((theirs.statistic, theirs.pvalue), rel=1e-9)

@@ -44,9 +44,10 @@ def _readable(result: Result, limit: int | None) -> Result:
     """For people: p-values with two significant digits (a table prints floats with one decimal), the first
     `limit` rows."""
     rows = result.rows[:limit] if limit else result.rows
-    if "p_value" in result.columns:
-        i = result.columns.index("p_value")
-        rows = [(*r[:i], format_p(r[i]), *r[i + 1:]) for r in rows]
+    for column in ("p_value", "q_value"):
+        if column in result.columns:
+            i = result.columns.index(column)
+            rows = [(*r[:i], format_p(r[i]), *r[i + 1:]) for r in rows]
     more = len(result.rows) - len(rows)
     notes = ([f"... {more} more rows (--limit 0 shows all)"] if more else []) + result.notes
     return Result(result.columns, rows, notes, result.headers)

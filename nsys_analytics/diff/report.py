@@ -12,12 +12,14 @@ from typing import Any
 from ..render import shorten_name
 from ..result import Result
 from .matching import pair_renamed, pair_variants, range_families
-from .stats import ALPHA, mann_whitney
+from .stats import ALPHA, RankTest, benjamini_hochberg, mann_whitney
 from .summary import ProfileSummary, RangeStat, Stat
 
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "
           "20 instances and no ties, else normal approximation with tie and continuity correction; more than "
-          "2,000 distinct durations are compared in 0.5 % bins); a change is beyond noise when p < {alpha:g}")
+          "2,000 distinct durations are compared in 0.5 % bins); a kernel or range is beyond noise when its "
+          "Benjamini-Hochberg adjusted p (q, over the rows of its table whose test can reach {alpha:g}) is below "
+          "{alpha:g}; the step time, one test named in advance, when its own p is below {alpha:g}")
 _STEP = re.compile(r"(^|[^a-z])(step|iter|iteration|batch)([^a-z]|$)", re.IGNORECASE)
 _VERDICT_NAME = 60  # kernel names in the verdict are shortened to this many characters
 _WARMUP = re.compile(r"warm", re.IGNORECASE)  # ranges the verdict does not blame (warm-up is not the step)
@@ -150,7 +152,7 @@ KERNEL_COLUMNS = {
     "new_total_ns": "New Total (ns)", "change_ns": "Change (ns)", "change_pct": "Change (%)",
     "base_instances": "Base Inst", "new_instances": "New Inst", "base_avg_ns": "Base Avg (ns)",
     "new_avg_ns": "New Avg (ns)", "base_med_ns": "Base Med (ns)", "new_med_ns": "New Med (ns)",
-    "p_value": "p", "test": "Test", "noise": "Noise", "name": "Name",
+    "p_value": "p", "q_value": "q (BH)", "test": "Test", "noise": "Noise", "name": "Name",
 }
 
 
@@ -171,30 +173,27 @@ def _kernel_table(b: Side, n: Side, contexts: tuple[dict, dict], alpha: float) -
 
     pairs = pair_variants(described(b, contexts[0], gone), described(n, contexts[1], came))
     paired_gone, paired_came = {g for g, _ in pairs}, {c for _, c in pairs}
-    rows = []
+    entries = []  # (status, name, base (category, stat), new (category, stat), range context)
     for name in [k for k in b.kernels if k in n.kernels]:
-        rows.append(_kernel_row("changed", name, b.kernels[name], n.kernels[name], contexts[1].get(name)
-                                or contexts[0].get(name), alpha))
+        entries.append(("changed", name, b.kernels[name], n.kernels[name],
+                        contexts[1].get(name) or contexts[0].get(name)))
     for g, c in pairs:
-        rows.append(_kernel_row("variant", f"{g} -> {c}", b.kernels[g], n.kernels[c],
-                                contexts[1].get(c) or contexts[0].get(g), alpha))
-    for name in gone:
-        if name not in paired_gone:
-            rows.append(_kernel_row("disappeared", name, b.kernels[name], None, contexts[0].get(name), alpha))
-    for name in came:
-        if name not in paired_came:
-            rows.append(_kernel_row("appeared", name, None, n.kernels[name], contexts[1].get(name), alpha))
+        entries.append(("variant", f"{g} -> {c}", b.kernels[g], n.kernels[c], contexts[1].get(c) or contexts[0].get(g)))
+    entries += [("disappeared", k, b.kernels[k], None, contexts[0].get(k)) for k in gone if k not in paired_gone]
+    entries += [("appeared", k, None, n.kernels[k], contexts[1].get(k)) for k in came if k not in paired_came]
+    tests = [mann_whitney(base[1].dist, new[1].dist) if base and new else None for _, _, base, new, _ in entries]
+    q_values = _q_values(tests, alpha)
+    rows = [_kernel_row(*entry, test, q, alpha) for entry, test, q in zip(entries, tests, q_values)]
     rows.sort(key=lambda r: (-abs(r[5]), r[-1]))
     return Result(list(KERNEL_COLUMNS), rows, headers=list(KERNEL_COLUMNS.values()))
 
 
-def _kernel_row(status, name, base, new, context, alpha) -> tuple:
+def _kernel_row(status, name, base, new, context, test, q, alpha) -> tuple:
     category = (new or base)[0]
     bs, ns = base[1] if base else None, new[1] if new else None
-    test = mann_whitney(bs.dist, ns.dist) if bs and ns else None
-    if status == "changed" and bs.instances == ns.instances and (test is None or test.p_value >= alpha):
+    if status == "changed" and bs.instances == ns.instances and (q is None or q >= alpha):
         status = "same"  # as many instances, durations within noise
-    return (status, category, context, *_compare(bs, ns), *_test_cells(test, alpha), name)
+    return (status, category, context, *_compare(bs, ns), *_test_cells(test, q, alpha), name)
 
 
 def _compare(bs: Stat | None, ns: Stat | None) -> tuple:
@@ -204,12 +203,23 @@ def _compare(bs: Stat | None, ns: Stat | None) -> tuple:
             ns.med_ns if ns else None)
 
 
-def _test_cells(test, alpha) -> tuple:
+def _q_values(tests: list[RankTest | None], alpha: float) -> list[float | None]:
+    """Benjamini-Hochberg adjusted p-values of one table's tests. The family is the tests that can speak: those
+    whose smallest possible p is below alpha (Tarone's rule for discrete tests: 3 against 3 instances can never
+    reach p < 0.1, and counting such rows would only weaken the others). None for the rest."""
+    family = [i for i, t in enumerate(tests) if t is not None and t.min_p < alpha]
+    q_values: list[float | None] = [None] * len(tests)
+    for i, q in zip(family, benjamini_hochberg([tests[i].p_value for i in family])):
+        q_values[i] = q
+    return q_values
+
+
+def _test_cells(test: RankTest | None, q: float | None, alpha: float) -> tuple:
     if test is None:
-        return (None, None, None)
+        return (None, None, None, None)
     if test.min_p >= alpha:  # e.g. 3 vs 3 instances: p is at least 0.1 whatever the durations
-        return (test.p_value, test.method, "too few")
-    return (test.p_value, test.method, "beyond" if test.p_value < alpha else "within")
+        return (test.p_value, None, test.method, "too few")
+    return (test.p_value, q, test.method, "beyond" if q < alpha else "within")
 
 
 def _pct(new: float, base: float) -> float | None:
@@ -258,7 +268,7 @@ RANGE_COLUMNS = {
     "base_avg_ns": "Base Avg (ns)", "new_avg_ns": "New Avg (ns)", "change_ns": "Change (ns)",
     "change_pct": "Change (%)", "base_med_ns": "Base Med (ns)", "new_med_ns": "New Med (ns)",
     "base_kernel_avg_ns": "Base Kernel Avg (ns)", "new_kernel_avg_ns": "New Kernel Avg (ns)",
-    "p_value": "p", "test": "Test", "noise": "Noise",
+    "p_value": "p", "q_value": "q (BH)", "test": "Test", "noise": "Noise",
 }
 
 
@@ -270,17 +280,18 @@ def _families(side: Side, families: dict[str, str]) -> dict[str, RangeStat]:
 
 
 def _range_table(rb: dict[str, RangeStat], rn: dict[str, RangeStat], alpha: float) -> Result:
+    families = sorted(rb.keys() | rn.keys())
+    tests = [mann_whitney(rb[f].wall.dist, rn[f].wall.dist) if f in rb and f in rn else None for f in families]
     rows = []
-    for fam in rb.keys() | rn.keys():
+    for fam, test, q in zip(families, tests, _q_values(tests, alpha)):
         b, n = rb.get(fam), rn.get(fam)
         bw, nw = (b.wall if b else None), (n.wall if n else None)
-        test = mann_whitney(bw.dist, nw.dist) if bw and nw else None
         change = (nw.avg_ns - bw.avg_ns) if bw and nw else None
         rows.append((fam, bw.instances if bw else 0, nw.instances if nw else 0, bw.avg_ns if bw else None,
                      nw.avg_ns if nw else None, change, _pct(nw.avg_ns, bw.avg_ns) if bw and nw else None,
                      bw.med_ns if bw else None, nw.med_ns if nw else None,
                      b.kernel.avg_ns if b and b.kernel else None, n.kernel.avg_ns if n and n.kernel else None,
-                     *_test_cells(test, alpha)))
+                     *_test_cells(test, q, alpha)))
     rows.sort(key=lambda r: (-abs(r[5] or 0), r[0]))
     return Result(list(RANGE_COLUMNS), rows, headers=list(RANGE_COLUMNS.values()),
                   notes=[("Per range name (numbered names such as step_0, step_1 as one family step_*): the "

@@ -146,3 +146,18 @@ def _u_frequencies(n1: int, n2: int) -> tuple[int, ...]:
     for u, c in enumerate(_u_frequencies(n1 - 1, n2)):
         freq[u] += c
     return tuple(freq)
+
+
+def benjamini_hochberg(p_values: list[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values, in the order given: with the m p-values sorted ascending,
+    q_(i) = min over j >= i of min(1, m * p_(j) / j). Rejecting every hypothesis with q < alpha keeps the expected
+    share of false discoveries among the rejections at most alpha (independent or positively dependent tests)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 1.0
+    for rank in range(m, 0, -1):  # from the largest p down, keeping the running minimum
+        i = order[rank - 1]
+        running = min(running, p_values[i] * m / rank)
+        adjusted[i] = running
+    return adjusted
