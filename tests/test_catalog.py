@@ -206,6 +206,45 @@ def test_unreachable_database_one_line_password_masked(tmp_path):
     assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
 
 
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("command", [["list"], ["add", FORWARD]], ids=["list", "add"])
+def test_a_profile_given_as_the_catalog_is_refused_and_left_as_it_was(command, tmp_path):
+    """--db naming a user's nsys export (or any SQLite file of other tables): refused in one line before anything
+    is written (no catalog tables, no WAL switch, no file beside it)."""
+    profile = tmp_path / "mine.sqlite"
+    shutil.copy(TRAIN, profile)
+    before = _digest(profile)
+    out = runs(*command, db=str(profile), code=1)
+    assert out.count("\n") == 1 and "not a run catalog" in out
+    assert _digest(profile) == before and sorted(p.name for p in tmp_path.iterdir()) == ["mine.sqlite"]
+
+
+def test_reading_a_missing_catalog_makes_no_file_and_add_makes_one(tmp_path):
+    db = tmp_path / "typo" / "runs.db"
+    for command in (["list"], ["show", "1"], ["trend"], ["diff", "1", "2"], ["gate", "1", "--baseline", "2"]):
+        out = runs(*command, db=str(db), code=1)
+        assert out.count("\n") == 1 and "no run catalog there yet" in out, out
+    assert not db.parent.exists()
+    (tmp_path / "empty.db").touch()
+    assert "an empty file" in runs("list", db=str(tmp_path / "empty.db"), code=1)
+    assert (tmp_path / "empty.db").stat().st_size == 0
+    assert runs("add", FORWARD, db=str(db)).startswith("added run 1")
+    assert sqlite3.connect(db).execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_a_fifo_or_a_folder_is_no_catalog(tmp_path):
+    fifo = tmp_path / "pipe.db"
+    os.mkfifo(fifo)  # SQLite would wait on it for ever
+    for path in (fifo, tmp_path):
+        out = runs("list", db=str(path), code=1)
+        assert "not a regular file" in out and out.count("\n") == 1
+
+
 # -- concurrent writers ----------------------------------------------------------------------------------------
 
 def _variants(tmp_path: Path, n: int) -> list[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import stat
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from .schema import MIGRATIONS, SCHEMA_VERSION, catalog_meta, metadata
 ENV = "NSYS_ANALYTICS_DB"
 _LOCK_ID = 7_104_513_021  # PostgreSQL advisory lock held while the schema is created or migrated
 _RETRIES = 8
+_NONE_YET = "no run catalog there yet (`nsys-analytics runs add PROFILE --db ...` makes one)"
 
 
 class CatalogError(NsysAnalyticsError):
@@ -71,11 +73,37 @@ def scrub(message: str, url: URL) -> str:
 class Catalog:
     """An open catalog: an engine on a checked schema. `write()` / `read()` give a connection in one transaction."""
 
-    def __init__(self, db: str | None = None):
+    def __init__(self, db: str | None = None, create: bool = True):
+        """`create`: make the catalog where there is none yet (`runs add`); without it (the commands that only
+        read) a missing SQLite file is an error, and no file is made."""
         self.url = resolve_url(db)
         self.name = masked(self.url)
+        self.create = create
+        if self.is_sqlite:
+            self._check_file()
         self.engine = self._engine()
         self._prepare()
+
+    def _check_file(self) -> None:
+        """An SQLite catalog path names a regular file (a FIFO or a device would hang or mislead SQLite), and a
+        command that only reads makes none."""
+        database = self.url.database
+        if not database or database == ":memory:" or database.startswith("file:"):
+            return
+        try:
+            st = os.stat(database)
+        except FileNotFoundError:
+            if os.path.islink(database):
+                raise CatalogError(f"catalog {self.name}: a link to a missing file") from None
+            if self.create:
+                return
+            raise CatalogError(f"catalog {self.name}: {_NONE_YET}") from None
+        except OSError as e:
+            raise CatalogError(f"catalog {self.name}: cannot be opened ({e.strerror})") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise CatalogError(f"catalog {self.name}: not a regular file; give the path of an SQLite catalog file")
+        if st.st_size == 0 and not self.create:
+            raise CatalogError(f"catalog {self.name}: an empty file, {_NONE_YET}")
 
     @property
     def is_sqlite(self) -> bool:
@@ -92,31 +120,54 @@ class Catalog:
     def _prepare(self) -> None:
         """Create the tables on first use, migrate an older schema, refuse a newer one. A catalog of this version
         is only read (no write transaction, so `runs list` neither waits for a writer nor writes the file)."""
-        if self.read(self._version) == SCHEMA_VERSION:
+        found = self.read(self._version)
+        if found is None and not self.create:
+            raise CatalogError(f"catalog {self.name}: {_NONE_YET}")
+        if found != SCHEMA_VERSION:
+            self.write(self._create_or_migrate)
+        if self.is_sqlite:
+            self._wal()
+
+    def _create_or_migrate(self, conn: Connection) -> None:
+        """No tables: create them (version SCHEMA_VERSION); an older version: migrate; a newer one: refuse."""
+        if not self.is_sqlite:
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_LOCK_ID})")
+        found = self._version(conn)
+        if found is None:
+            metadata.create_all(conn)
+            conn.execute(catalog_meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
             return
+        if found > SCHEMA_VERSION:
+            raise CatalogError(f"{self.name}: written by catalog schema version {found}; this nsys-analytics "
+                               f"reads up to version {SCHEMA_VERSION}: upgrade nsys-analytics")
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            MIGRATIONS[version](conn)
+        if found < SCHEMA_VERSION:
+            conn.execute(catalog_meta.update().where(catalog_meta.c.key == "schema_version")
+                         .values(value=str(SCHEMA_VERSION)))
 
-        def prepare(conn: Connection) -> None:
-            if not self.is_sqlite:
-                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_LOCK_ID})")
-            found = self._version(conn)
-            if found is None:
-                metadata.create_all(conn)
-                conn.execute(catalog_meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
-                return
-            if found > SCHEMA_VERSION:
-                raise CatalogError(f"{self.name}: written by catalog schema version {found}; this nsys-analytics "
-                                   f"reads up to version {SCHEMA_VERSION}: upgrade nsys-analytics")
-            for version in range(found + 1, SCHEMA_VERSION + 1):
-                MIGRATIONS[version](conn)
-            if found < SCHEMA_VERSION:
-                conn.execute(catalog_meta.update().where(catalog_meta.c.key == "schema_version")
-                             .values(value=str(SCHEMA_VERSION)))
+    def _wal(self) -> None:
+        """WAL journal (readers never block the writer, nor it them), set once the file is known to be a catalog:
+        never on a file that is not one. On the driver's own connection, outside any transaction."""
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.close()
+        except self.engine.dialect.loaded_dbapi.Error as e:  # the driver's own error: no SQLAlchemy wrapper on a raw connection
+            raise CatalogError(scrub(f"catalog {self.name}: {e}", self.url)) from None
+        finally:
+            raw.close()
 
-        self.write(prepare)
-
-    @staticmethod
-    def _version(conn: Connection) -> int | None:
+    def _version(self, conn: Connection) -> int | None:
+        """The catalog's schema version; None where there are no tables yet. An SQLite file holding other tables
+        (a profile given as --db, say) is refused before anything is written to it."""
         if not conn.dialect.has_table(conn, "catalog_meta"):
+            if self.is_sqlite and conn.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                                                       ).scalar():
+                raise CatalogError(f"catalog {self.name}: an SQLite database of other tables, not a run catalog "
+                                   "(profiles are arguments; --db names the catalog: a new file or an existing one)")
             return None
         return int(conn.execute(select(catalog_meta.c.value).where(catalog_meta.c.key == "schema_version"))
                    .scalar_one())
@@ -179,7 +230,6 @@ def _sqlite_engine(url: URL) -> Engine:
         dbapi_connection.isolation_level = None  # transactions are begun below, not by the driver
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA busy_timeout = 60000")
-        cursor.execute("PRAGMA journal_mode = WAL")  # readers never block the writer, nor it them
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()

@@ -28,10 +28,11 @@ def _format_options(f):
                         help="Output format.")(f)
 
 
-def _open(db):
+def _open(db, create: bool = False):
+    """The catalog; only `runs add` makes one where there is none (a read of a wrong path makes no file)."""
     from ..catalog.connect import Catalog
 
-    return Catalog(db)
+    return Catalog(db, create)
 
 
 def _tags(items: tuple[str, ...]) -> dict[str, str]:
@@ -92,7 +93,7 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
     tags, rules = _tags(tag_items), load_rules(rules_files)
     groups = [list(profiles)] if ranks else [[p] for p in profiles]
     with ThreadPoolExecutor(max_workers=1) as pool:
-        opening = pool.submit(_open, db)  # SQLAlchemy's import and the connection overlap the first queries
+        opening = pool.submit(_open, db, True)  # SQLAlchemy's import and the connection overlap the first queries
         for paths in groups:
             summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
             run_id, added = add_run(opening.result(), summaries, tags, found)
