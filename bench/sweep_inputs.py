@@ -56,7 +56,14 @@ COMMANDS = {  # command -> its arguments, {P} the input
     "export": ["export", "{P}", "--to", "perfetto", "-o", "{O}.json.gz"],
     "html": ["html", "{P}", "-o", "{O}.html"],
     "kernels-csv-o": ["kernels", "{P}", "--format", "csv", "-o", "{O}.csv"],
+    # {G}: a sound profile (a copy of gpt_forward); {C}: a catalog holding it as run 1
+    "diff": ["diff", "{G}", "{P}"],
+    "diff-self": ["diff", "{P}", "{P}", "--format", "json", "-o", "{O}.json"],
+    "runs-add": ["runs", "add", "{P}", "--db", "{O}.db", "--tag", "sweep=1"],
+    "runs-gate": ["runs", "gate", "{P}", "--baseline", "1", "--db", "{C}"],
+    "runs-db": ["runs", "list", "--db", "{P}"],  # the input given as the catalog: refused or read, never written
 }
+EXIT_ALSO = {"runs-gate": {4}}  # a regression against the baseline: `FAIL (...)` on stdout
 
 
 @dataclass
@@ -194,11 +201,13 @@ def run_in_process(args: list[str], env: dict) -> tuple[int, str, str]:
 
 def problems(o: Outcome) -> list[str]:
     found = []
-    if o.code not in ALLOWED_EXIT:
+    if o.code not in ALLOWED_EXIT | EXIT_ALSO.get(o.command, set()):
         found.append(f"exit code {o.code}")
     lines = o.stderr.strip().splitlines()
     errors = [line for line in lines if not line.startswith("Note: ") and not line.startswith("wrote ")]
-    if o.code != 0 and (len(errors) != 1 or not errors[0].startswith("Error: ")):
+    if o.code == 4 and not o.stdout.startswith("FAIL ("):
+        found.append(f"exit 4 without a FAIL line: {o.stdout.strip()[:300]!r}")
+    if o.code not in (0, 4) and (len(errors) != 1 or not errors[0].startswith("Error: ")):
         found.append(f"not one `Error:` line: {o.stderr.strip()[:300]!r}")
     if "Traceback" in o.stderr or "Traceback" in o.stdout:
         found.append("traceback")
@@ -214,12 +223,14 @@ def sweep(commands: dict[str, list[str]], inputs: list[Input], runner, work: Pat
     before = {i.name: snapshot(i.folder) for i in inputs if i.folder is not None}
     out_dir = work / "outputs"
     out_dir.mkdir(exist_ok=True)
+    good, catalog = _baseline(work, runner, env) if any("{G}" in a or "{C}" in a for c in commands.values()
+                                                           for a in c) else (None, None)
     tasks = [(c, i) for c in commands for i in inputs]
 
     def one(task) -> Outcome:
         command, inp = task
         args = [a.replace("{P}", str(inp.path)).replace("{O}", str(out_dir / f"{command}-{inp.name}"))
-                for a in commands[command]]
+                .replace("{G}", str(good)).replace("{C}", str(catalog)) for a in commands[command]]
         start = time.monotonic()
         code, stdout, stderr = runner(args, env)
         return Outcome(command, inp.name, code, stdout, stderr, time.monotonic() - start)
@@ -246,7 +257,19 @@ def sweep(commands: dict[str, list[str]], inputs: list[Input], runner, work: Pat
     return failures
 
 
-QUICK_COMMANDS = ("kernels", "sql", "ncu", "kernels-csv-o")
+def _baseline(work: Path, runner, env: dict) -> tuple[Path, Path]:
+    """A sound profile for `diff` to compare each input with, and a catalog holding it as run 1 for `runs gate`."""
+    good = work / "good" / "gpt_forward.sqlite"
+    good.parent.mkdir()
+    shutil.copy(PROFILES / "gpt_forward.sqlite", good)
+    catalog = work / "catalog" / "runs.db"
+    code, _, stderr = runner(["runs", "add", str(good), "--db", str(catalog)], env)
+    if code != 0:
+        raise SystemExit(f"sweep: cannot make the baseline catalog: {stderr.strip()}")
+    return good, catalog
+
+
+QUICK_COMMANDS = ("kernels", "sql", "ncu", "kernels-csv-o", "diff", "runs-add", "runs-db")
 
 
 def main(argv: list[str] | None = None) -> int:

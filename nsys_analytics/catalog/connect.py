@@ -22,6 +22,8 @@ from .schema import MIGRATIONS, SCHEMA_VERSION, catalog_meta, metadata
 ENV = "NSYS_ANALYTICS_DB"
 _LOCK_ID = 7_104_513_021  # PostgreSQL advisory lock held while the schema is created or migrated
 _RETRIES = 8
+_OTHER_TABLES = ("an SQLite database of other tables, not a run catalog (profiles are arguments; --db names the "
+                 "catalog: a new file or an existing one)")
 _NONE_YET = "no run catalog there yet (`nsys-analytics runs add PROFILE --db ...` makes one)"
 
 
@@ -104,6 +106,8 @@ class Catalog:
             raise CatalogError(f"catalog {self.name}: not a regular file; give the path of an SQLite catalog file")
         if st.st_size == 0 and not self.create:
             raise CatalogError(f"catalog {self.name}: an empty file, {_NONE_YET}")
+        if st.st_size and _other_tables(database):  # before SQLAlchemy's connection makes -wal/-shm files beside it
+            raise CatalogError(f"catalog {self.name}: {_OTHER_TABLES}")
 
     @property
     def is_sqlite(self) -> bool:
@@ -166,8 +170,7 @@ class Catalog:
         if not conn.dialect.has_table(conn, "catalog_meta"):
             if self.is_sqlite and conn.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
                                                        ).scalar():
-                raise CatalogError(f"catalog {self.name}: an SQLite database of other tables, not a run catalog "
-                                   "(profiles are arguments; --db names the catalog: a new file or an existing one)")
+                raise CatalogError(f"catalog {self.name}: {_OTHER_TABLES}")
             return None
         return int(conn.execute(select(catalog_meta.c.value).where(catalog_meta.c.key == "schema_version"))
                    .scalar_one())
@@ -210,6 +213,24 @@ class Catalog:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _other_tables(path: str) -> bool:
+    """True when the SQLite file at `path` clearly holds tables but no catalog_meta. Read as an immutable file:
+    nothing is locked, written or created beside it. Anything unclear (not SQLite, a torn read of a catalog being
+    checkpointed) is False: the catalog's own opening then says what is wrong."""
+    import sqlite3
+    from urllib.parse import quote
+
+    try:
+        con = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1", uri=True)
+        try:
+            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return bool(names) and "catalog_meta" not in names
 
 
 def _transient(e: DBAPIError) -> bool:
