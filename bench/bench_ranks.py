@@ -39,9 +39,9 @@ except SystemExit as e:
     rc = e.code or 0
 wall = time.perf_counter() - t0
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime  # parent and its waited-for pool processes
+cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime  # this process and the children it waited for
 with open(sys.argv[1], "w") as f:
-    json.dump({"wall_s": wall, "parent_peak_mib": me.ru_maxrss / 1024, "cpu_s": cpu, "rc": rc}, f)
+    json.dump({"wall_s": wall, "parent_peak_mib": me.ru_maxrss / 1024, "self_cpu_s": cpu, "rc": rc}, f)
 """
 
 
@@ -67,14 +67,54 @@ def make_ranks(source: Path, folder: Path, ranks: int, kernels: int) -> list[Pat
     return files
 
 
-def run(args: list[str], env: dict | None = None) -> dict:
+def run(args: list[str], env: dict | None = None, cluster_pids: list[int] = ()) -> dict:
+    """The command in a fresh process: its wall time, its own peak RSS (the parent: it merges), and the CPU time
+    (user + system) of it and every process it starts (the pool's workers are the forkserver's children: their
+    CPU is sampled while they live) plus, for Dask, the cluster's worker processes."""
     out = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_ranks_{os.getpid()}.json"
-    proc = subprocess.run([sys.executable, "-c", _RUN, str(out), *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, check=False)
+    before = _cpu_of(cluster_pids)
+    proc = subprocess.Popen([sys.executable, "-c", _RUN, str(out), *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+    seen: dict[int, float] = {}
+    while proc.poll() is None:
+        _sample_children(proc.pid, seen)
+        time.sleep(0.25)
+    stderr = proc.stderr.read()
     result = json.loads(out.read_text()) if out.exists() else {"wall_s": float("nan"), "parent_peak_mib": 0}
-    result["stderr"] = proc.stderr.strip().splitlines()[-1:] if proc.returncode else []
+    result["cpu_s"] = result.get("self_cpu_s", 0.0) + sum(seen.values()) + (_cpu_of(cluster_pids) - before)
+    result["stderr"] = stderr.strip().splitlines()[-1:] if proc.returncode else []
     out.unlink(missing_ok=True)
     return result
+
+
+def _sample_children(pid: int, seen: dict[int, float]) -> None:
+    """The latest CPU time of every live descendant of pid (a worker's last quarter second is not counted)."""
+    import psutil
+
+    try:
+        kids = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return
+    for k in kids:
+        try:
+            t = k.cpu_times()
+            seen[k.pid] = t.user + t.system
+        except psutil.Error:
+            pass
+
+
+def _cpu_of(pids) -> float:
+    import psutil
+
+    total = 0.0
+    for pid in pids:
+        try:
+            for p in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]:
+                t = p.cpu_times()
+                total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
 
 
 def load() -> str:
@@ -112,8 +152,8 @@ def main() -> None:
         cpu = f"{r['cpu_s']:>8.1f}" if r.get("cpu_s") else f"{'-':>8}"
         print(f"{name:<48} {r['wall_s']:>9.2f} {cpu} {r['parent_peak_mib']:>18.0f}"
               + (f"  {r['stderr']}" if r.get("stderr") else ""))
-    print("CPU: the command's own process (user + system); the pool's workers are the forkserver's children and "
-          "Dask's the cluster's, so their CPU is not in it.")
+    print("CPU: user + system of the command's process and every process it started (the pool's workers), and "
+          "for Dask of the cluster's worker processes (the scheduler runs in this benchmark's process: not counted).")
     print(f"\nafter: {load()}")
 
 
@@ -126,9 +166,10 @@ def dask_rows(files, folder: Path, out: Path) -> list:
     rows = []
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster:
+        workers = [p.pid for p in __import__("psutil").Process().children()]  # the nannies and their workers
         for command in ("kernels", "ranks"):
             r = run([command, str(folder), "--scheduler", cluster.scheduler_address, "--format", "csv", "-o",
-                     str(out / f"dask_{command}.csv")])
+                     str(out / f"dask_{command}.csv")], cluster_pids=workers)
             rows.append((f"{command}: {len(files)} files, Dask 2 workers", r))
     for command in ("kernels", "ranks"):
         same = (out / f"dask_{command}.csv").read_bytes() == (out / f"pool_{command}.csv").read_bytes()

@@ -1,7 +1,9 @@
 """Where per-file work runs: in this process, in a local process pool (the default), or on a Dask cluster.
 
-Every engine has one method, `map(fn, items)`: fn(item) for each item, results in input order, an exception
-returned in place of the result of an item that failed (so that one bad file among 64 can be named). Workers read
+Every engine has `map(fn, items)`: fn(item) for each item, results in input order, an exception returned in place
+of the result of an item that failed (so that one bad file among 64 can be named); and `imap(fn, items)`, the
+same results one at a time as they arrive, so that a caller can fold each into its answer and drop it (the parent
+of 64 ranks never holds them all). Workers read
 their own files and return small frames; only those cross process or network boundaries. Dask is imported only
 when a scheduler is named.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -28,7 +30,10 @@ class Sequential:
     name = "sequential"
 
     def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        return [_guarded(fn, item) for item in items]
+        return list(self.imap(fn, items))
+
+    def imap(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
+        return (_guarded(fn, item) for item in items)
 
     def close(self) -> None:
         pass
@@ -44,12 +49,16 @@ class LocalPool:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
 
     def map(self, fn, items):
+        return list(self.imap(fn, items))
+
+    def imap(self, fn, items):
         if len(items) <= 1 or self.jobs == 1:
-            return Sequential().map(fn, items)
+            yield from Sequential().imap(fn, items)
+            return
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["nsys_analytics.profile", "pandas"])
         with ProcessPoolExecutor(max_workers=min(self.jobs, len(items)), mp_context=context) as pool:
-            return list(pool.map(_Guarded(fn), items))
+            yield from pool.map(_Guarded(fn), items)  # in order; each result is let go once yielded
 
     def close(self) -> None:
         pass
@@ -82,6 +91,16 @@ class DaskEngine:
             return []
         futures = self.client.map(_Guarded(fn), list(items), pure=False)
         return self.client.gather(futures)
+
+    def imap(self, fn, items):
+        """Results in input order, each fetched from its worker when the caller is ready for it and then released
+        on the cluster."""
+        futures = self.client.map(_Guarded(fn), list(items), pure=False) if items else []
+        futures.reverse()
+        while futures:
+            future = futures.pop()
+            yield future.result()
+            future.release()
 
     def close(self) -> None:
         self.client.close()

@@ -411,13 +411,17 @@ class ProfileSet:
     def map(self, fn: Callable[..., Any], *args) -> list[Any]:
         """fn(member, *args) for every rank, through the engine; results in rank order. A failure on one rank
         raises a ProfileError naming its file."""
-        results = self.engine.map(_Call(fn, args), self.members)
-        for m, r in zip(self.members, results):
+        return [r for _m, r in self.imap(fn, *args)]
+
+    def imap(self, fn: Callable[..., Any], *args):
+        """(member, fn(member, *args)) for every rank, in rank order, one at a time as the engine delivers them:
+        fold each into the answer and let it go. A failure on one rank raises a ProfileError naming its file."""
+        for m, r in zip(self.members, self.engine.imap(_Call(fn, args), self.members)):
             if isinstance(r, BaseException):
                 if isinstance(r, NsysAnalyticsError):  # its message names the file already
                     raise r
                 raise ProfileError(f"{m.path}: {type(r).__name__}: {r}") from r
-        return results
+            yield m, r
 
     def messages(self) -> list[str]:
         """Lines for stderr: what was ignored or skipped, and notes on ranks and clocks."""

@@ -129,7 +129,7 @@ def diagnose_set(pset, module: str, options: dict):
         kwargs["range_name"] = _step_glob(names)
         scope = f"the steady state: NVTX ranges {kwargs['range_name']} (start-up before the first step left out)"
     per_rank = run_body_per_rank(pset, module, kwargs)
-    findings = ranks_render.tables(report)["findings"]
+    findings = ranks_render.tables(report, ["findings"])["findings"]
     fmt = options.get("fmt", "table")
     if fmt == "json":
         import json

@@ -19,7 +19,8 @@ from .options import output_options
 @click.option("--jobs", type=click.IntRange(min=1), help="Local worker processes (default: one per core).")
 @click.option("--skip-bad", is_flag=True, help="Go on without profiles that cannot be read (named on stderr).")
 @click.option("--table", type=click.Choice(["summary", "steps", "phases", "collectives", "findings"]),
-              help="Show only this table (CSV writes one table: summary by default).")
+              help="Show only this table (CSV writes one table: summary by default; the collectives, a row per NCCL "
+                   "kernel and rank, only when named).")
 @output_options
 def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
     """Distributed training, rank by rank: step time, GPU busy, compute, communication, overlap, and time waiting
@@ -47,7 +48,7 @@ def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
         report = build(pset)
     finally:
         engine.close()
-    tables = ranks_report.tables(report)
+    tables = ranks_report.tables(report, [table] if table else _DEFAULT[fmt if fmt in _DEFAULT else "table"])
     head = [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *report.notes]
     text = _render(tables, head, fmt, table)
     if output is None:
@@ -57,6 +58,11 @@ def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
         click.echo(f"wrote {output}", err=True)
 
 
+# The tables each format shows without --table: the collectives (a row per NCCL kernel and rank) only on request.
+_DEFAULT = {"table": ("findings", "summary", "phases", "steps"), "csv": ("summary",),
+            "json": ("summary", "steps", "phases", "findings")}
+
+
 def _render(tables, head, fmt, only) -> str:
     if fmt == "json":
         out = {name: json.loads(to_json(t)) for name, t in tables.items()}
@@ -64,7 +70,7 @@ def _render(tables, head, fmt, only) -> str:
         return json.dumps(out if only is None else {only: out[only]}, indent=2, default=str) + "\n"
     if fmt == "csv":
         return render(tables[only or "summary"], "csv")
-    names = [only] if only else ["findings", "summary", "phases", "steps"]
+    names = [only] if only else list(_DEFAULT["table"])
     titles = {"findings": "Findings", "summary": "Per rank (mean per steady step)",
               "phases": "NVTX ranges inside a step (mean per steady step)", "steps": "Per rank and step",
               "collectives": "Collective instances"}

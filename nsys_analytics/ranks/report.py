@@ -8,17 +8,20 @@ MS = 1e6
 TABLES = ("summary", "steps", "phases", "collectives", "findings")
 
 
-def tables(report) -> dict[str, Result]:
-    return {
-        "summary": _ms_table(report.summary, ["rank", "steps", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
-                                              "overlap_ns", "wait_ns"]),
-        "steps": _ms_table(report.steps, ["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
-                                          "overlap_ns", "wait_ns"]),
-        "phases": _phase_table(report),
-        "collectives": _ms_table(report.collectives, ["rank", "op", "ordinal", "start_ns", "duration_ns", "wait_ns",
-                                                      "last_rank", "name"], keep_ns=("start_ns",)),
-        "findings": Result(["severity", "message"], [(f["severity"], f["message"]) for f in report.findings]),
+def tables(report, names=TABLES) -> dict[str, Result]:
+    """The tables `names` (only those are built: the collectives table has a row per NCCL kernel and rank,
+    hundreds of thousands at 64 ranks)."""
+    build = {
+        "summary": lambda: _ms_table(report.summary, ["rank", "steps", "step_ns", "gpu_busy_ns", "compute_ns",
+                                                      "comm_ns", "overlap_ns", "wait_ns"]),
+        "steps": lambda: _ms_table(report.steps, ["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns",
+                                                  "comm_ns", "overlap_ns", "wait_ns"]),
+        "phases": lambda: _phase_table(report),
+        "collectives": lambda: _ms_table(report.collectives, ["rank", "op", "ordinal", "start_ns", "duration_ns",
+                                                              "wait_ns", "last_rank", "name"], keep_ns=("start_ns",)),
+        "findings": lambda: Result(["severity", "message"], [(f["severity"], f["message"]) for f in report.findings]),
     }
+    return {name: build[name]() for name in names}
 
 
 def _ms_table(df, columns, keep_ns=()) -> Result:

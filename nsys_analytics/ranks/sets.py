@@ -61,5 +61,4 @@ def nccl_summary_set(pset, by: str = "op") -> SetResult:
 
 def ranks_report(pset) -> analysis.RanksReport:
     """Steps, waits in collectives and the straggler over every rank (the `ranks` command)."""
-    timelines = dict(zip(pset.ranks, pset.map(data.step_timeline)))
-    return analysis.build(timelines)
+    return analysis.build((m.rank, t) for m, t in pset.imap(data.step_timeline))  # folded in as they arrive
