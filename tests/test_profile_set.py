@@ -69,6 +69,128 @@ def test_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
         assert mine == own
 
 
+@pytest.mark.parametrize("seed,parts", [(4, 2), (5, 3)])
+def test_kernels_by_launch_config_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
+    """kernels --by-launch-config (= cuda_gpu_kern_gb_sum) and --name short on random splits: the combined table
+    equals the original's single-file report, every cell, and each rank its own file's."""
+    from nsys_analytics.filters import KernelFilter
+
+    paths = _split_copies(tmp_path, TRAIN, parts, seed)
+    pset = ProfileSet([str(p) for p in paths], engine=Sequential())
+    for by_launch, name_kind in ((True, "demangled"), (False, "short")):
+        result = kernel_summary_set(pset, KernelFilter(name_kind=name_kind), by_launch=by_launch)
+        with open_profile(TRAIN) as p:
+            whole = kernel_summary(p, KernelFilter(name_kind=name_kind), by_launch)
+        assert sorted(result.combined.rows) == sorted(whole.rows)
+        assert len(whole.rows) > 10
+        for rank, path in enumerate(paths):
+            with open_profile(path) as p:
+                own = kernel_summary(p, KernelFilter(name_kind=name_kind), by_launch)
+            assert sorted(row[1:] for row in result.ranks.rows if row[0] == rank) == sorted(own.rows)
+    # classify: instances and time per name summed over the files = the original's (Time (%) to 1e-9)
+    from nsys_analytics.categories.classify import classify_kernels
+    from nsys_analytics.categories.rules import load_rules
+    from nsys_analytics.ranks.sets import classify_set
+
+    combined = classify_set(pset, load_rules(())).combined.rows
+    with open_profile(TRAIN) as p:
+        whole = classify_kernels(p, load_rules(())).rows
+    assert [r[:5] + r[6:] for r in combined] == [r[:5] + r[6:] for r in whole]
+    assert all(abs(a[5] - b[5]) < 1e-9 for a, b in zip(combined, whole))
+
+
+def test_kernels_with_graphs_combined_equals_the_whole_on_a_random_split(tmp_path):
+    """kernels --graphs: graphs_whole's whole CUDA graph executions dealt at random into 3 files; the combined table
+    ([CUDA graph N] rows and kernels) equals the original's single-file --graphs report."""
+    from nsys_analytics.filters import KernelFilter
+
+    source = PROFILES / "graphs_whole.sqlite"
+    paths = _split_copies(tmp_path, source, 3, 11, table="CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
+    con = sqlite3.connect(source)
+    kernels = [r for (r,) in con.execute("SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL")]
+    con.close()
+    rng = random.Random(12)
+    owner = {i: rng.randrange(3) for i in kernels}
+    for part, path in enumerate(paths):  # the kernels dealt too
+        con = sqlite3.connect(path)
+        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?", [(i,) for i, o in owner.items()
+                                                                                  if o != part])
+        con.commit()
+        con.close()
+    result = kernel_summary_set(ProfileSet([str(p) for p in paths], engine=Sequential()), KernelFilter(), graphs=True)
+    with open_profile(source) as p:
+        whole = kernel_summary(p, KernelFilter(), graphs=True)
+    assert any(str(r[-1]).startswith("[CUDA graph") for r in whole.rows)
+    assert sorted(result.combined.rows) == sorted(whole.rows)
+
+
+def _owner_by_top_range(source, parts: int, seed: int) -> dict[int, int]:
+    """rowid of each kernel -> the part it goes to: the kernels launched (on any thread of the process) while one
+    outermost NVTX range of the process was open go together, so that every range instance's kernels land in one
+    file whatever the attribution; the others one by one."""
+    import bisect
+
+    con = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    kernels = con.execute("SELECT k.rowid, r.start, r.globalTid >> 24 FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+                          "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId").fetchall()
+    ranges = con.execute("SELECT start, end, globalTid >> 24 AS process FROM NVTX_EVENTS WHERE eventType IN (59, 60) "
+                         "AND end IS NOT NULL ORDER BY process, start, end DESC").fetchall()
+    con.close()
+    tops: dict[int, list[tuple[int, int]]] = {}
+    for start, end, tid in ranges:
+        mine = tops.setdefault(tid, [])
+        if not mine or start >= mine[-1][1]:
+            mine.append((start, end))
+        elif end > mine[-1][1]:
+            mine[-1] = (mine[-1][0], end)
+    rng = random.Random(seed)
+    group_part: dict[tuple, int] = {}
+    owner = {}
+    for rowid, launch, tid in kernels:
+        mine = tops.get(tid, [])
+        i = bisect.bisect_right(mine, (launch, float("inf"))) - 1
+        group = (tid, i) if i >= 0 and mine[i][0] <= launch < mine[i][1] else ("kernel", rowid)
+        owner[rowid] = group_part.setdefault(group, rng.randrange(parts))
+    return owner
+
+
+@pytest.mark.parametrize("seed,parts", [(8, 2), (9, 3)])
+def test_nvtx_kernels_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
+    """nvtx-kernels (= nvtx_kern_sum) on random splits of the kernels (those of one outermost range instance kept
+    together, as a rank holds whole ranges): the combined table (range, style, kernel name) equals the original's
+    single-file report, every cell (its PID/TID columns aside: one process, one thread per range name here); each
+    rank its own file's; --attribution process too."""
+    from nsys_analytics.nvtx.report import nvtx_kernel_summary
+    from nsys_analytics.ranks.nvtx import nvtx_kernels_set
+
+    owner = _owner_by_top_range(TRAIN, parts, seed)
+    paths = []
+    for part in range(parts):
+        p = tmp_path / f"nk_{seed}.{part}.sqlite"
+        shutil.copy(TRAIN, p)
+        con = sqlite3.connect(p)
+        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?",
+                        [(i,) for i, o in owner.items() if o != part])
+        con.commit()
+        con.close()
+        paths.append(p)
+    assert len(set(owner.values())) == parts
+    pset = ProfileSet([str(p) for p in paths], engine=Sequential())
+    for mode in ("thread", "process"):
+        result = nvtx_kernels_set(pset, mode)
+        with open_profile(TRAIN) as p:
+            whole = nvtx_kernel_summary(p, mode)
+        cols = whole.columns
+        assert len({(r[cols.index("range")], r[cols.index("kernel_name")]) for r in whole.rows}) == len(whole.rows)
+        expected = [tuple(v for c, v in zip(cols, r) if c not in ("pid", "tid")) for r in whole.rows]
+        assert result.combined.rows == expected
+        assert len(expected) > 20 and any(r[0] for r in expected)
+        for rank, path in enumerate(paths):
+            with open_profile(path) as p:
+                own = nvtx_kernel_summary(p, mode)
+            assert [row[1:] for row in result.ranks.rows if row[0] == rank] == own.rows
+
+
 def test_nvtx_combined_equals_the_whole_on_a_random_split(tmp_path):
     """The same for nvtx_sum: NVTX ranges (not the domain and category definitions) dealt into 3 files."""
     from nsys_analytics.nvtx.report import nvtx_summary

@@ -230,3 +230,65 @@ def test_nccl_overlap_equals_the_nccl_gpu_overlap_trace_recipe(run):
     pct = m["overlap_ns"] * 100.0 / m["duration_ns"]
     assert ((pct - m["Compute Overlap"]).abs() <= 0.05 + 1e-9).all()
     assert (m["Compute Overlap"] > 0).sum() > 10
+
+
+def _nccl_call_sizes(path) -> list[tuple[int, int, str, int]]:
+    """Brute force with sqlite3 and json: (kernel start, kernel end, NCCL call, message size) for each NCCL kernel
+    whose launch (the runtime call of its correlation id) lies inside an NCCL-domain range of its thread."""
+    import json
+
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    domain = con.execute("SELECT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = 'NCCL'").fetchone()[0]
+    ranges = con.execute("SELECT start, end, globalTid, coalesce(text, (SELECT value FROM StringIds WHERE id = textId)),"
+                         " jsonText FROM NVTX_EVENTS WHERE domainId = ? AND eventType = 59", (domain,)).fetchall()
+    kernels = con.execute(
+        "SELECT k.start, k.end, r.start, r.globalTid FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+        "JOIN StringIds s ON s.id = k.demangledName WHERE s.value LIKE 'nccl%' ORDER BY k.start").fetchall()
+    con.close()
+    out = []
+    for ks, ke, launch, tid in kernels:
+        inside = [r for r in ranges if r[2] == tid and r[0] <= launch < r[1]]
+        if inside:
+            r = max(inside, key=lambda r: r[0])  # the innermost
+            out.append((ks, ke, r[3], json.loads(r[4])["Message size [bytes]"]))
+    return out
+
+
+def test_nccl_bytes_from_the_payloads_of_a_json_export():
+    """ddp_straggler_json: each NCCL kernel's `bytes` is the "Message size [bytes]" of the NCCL call that
+    launched it (sqlite3 + json brute force). By hand from ddp_train.py's defaults (vocab 8192, d_model 1024,
+    d_ff 4096, 6 layers): 8192*1024 (embedding) + 6 * (2*1024 + 1024*4096 + 4096 + 4096*1024 + 1024) + 2*1024
+    + 1024*8192 (head) = 67,153,920 parameters = 268,615,680 bytes in fp32: DDP's start-up broadcast carries
+    them, and the all-reduces of each of the 8 steps (2 warm-up + 6) carry the gradients, the same bytes; one
+    more all-reduce of 4 bytes after the last step is the script's closing dist.barrier() (PyTorch's NCCL
+    barrier all-reduces one element)."""
+    from nsys_analytics.ranks.sets import nccl_frame
+
+    files = rank_files("ddp_straggler_json")
+    pset = ProfileSet([str(p) for p in files], engine=Sequential())
+    frame = nccl_frame(pset)
+    params = 8192 * 1024 + 6 * (2 * 1024 + 1024 * 4096 + 4096 + 4096 * 1024 + 1024) + 2 * 1024 + 1024 * 8192
+    assert params * 4 == 268_615_680
+    for rank, path in enumerate(files):
+        mine = frame[frame["rank"] == rank]
+        expected = _nccl_call_sizes(path)
+        assert len(expected) == len(mine) == 63
+        got = sorted(zip(mine["start_ns"], mine["end_ns"], mine["nvtx_range"], mine["bytes"]))
+        assert got == sorted(expected)
+        by_op = mine.groupby("op")["bytes"].sum()
+        assert by_op["AllReduce"] == 8 * params * 4 + 4
+        last_step_end = sqlite3.connect(f"file:{path}?mode=ro", uri=True).execute(
+            "SELECT max(end) FROM NVTX_EVENTS WHERE coalesce(text, (SELECT value FROM StringIds WHERE id = textId)) "
+            "LIKE 'step_%'").fetchone()[0]
+        tiny = mine[mine["bytes"] == 4]
+        assert len(tiny) == 1 and tiny["start_ns"].iloc[0] > last_step_end
+        assert mine.loc[mine["op"] == "Broadcast", "bytes"].max() == params * 4
+
+
+def test_nccl_bytes_are_unknown_in_a_default_export():
+    """A default export (no --include-json) has the NCCL ranges but no payload values: bytes stay NULL."""
+    from nsys_analytics.ranks.sets import nccl_frame
+
+    frame = nccl_frame(ProfileSet([str(p) for p in STRAGGLER], engine=Sequential()))
+    assert len(frame) == 126 and frame["nvtx_range"].notna().all() and frame["bytes"].isna().all()

@@ -97,15 +97,28 @@ def _is_single(profiles) -> bool:
 
 def _merge_for(module: str, kwargs: dict):
     """The exact many-rank merge of a command, where it has one."""
-    if module.endswith(".kernels_cmd") and not kwargs.get("by_launch_config"):
+    if module.endswith(".kernels_cmd"):
         from ..filters import kernel_filter_from
         from ..ranks.sets import kernel_summary_set
 
-        return lambda pset, limit=None, **options: kernel_summary_set(pset, kernel_filter_from(**options), limit)
+        return lambda pset, limit=None, by_launch_config=False, graphs=False, **options: kernel_summary_set(
+            pset, kernel_filter_from(**options), limit, by_launch_config, graphs)
     if module.endswith(".nvtx_gpu_cmd") and not kwargs.get("trace"):
         from ..ranks.nvtx import nvtx_gpu_set
 
         return lambda pset, attribution="thread", exclusive=False, **_: nvtx_gpu_set(pset, attribution, exclusive)
+    if module.endswith(".nvtx_kernels_cmd") and not kwargs.get("per_instance"):
+        from ..ranks.nvtx import nvtx_kernels_set
+
+        return lambda pset, attribution="thread", exclusive=False, name_kind="demangled", graphs=False, **_: (
+            nvtx_kernels_set(pset, attribution, exclusive, name_kind, graphs))
+    if module.endswith(".classify_cmd"):
+        from ..categories.rules import load_rules
+        from ..filters import kernel_filter_from
+        from ..ranks.sets import classify_set
+
+        return lambda pset, unmatched=False, limit=None, rules_files=(), **options: classify_set(
+            pset, load_rules(rules_files), kernel_filter_from(**options), unmatched, limit)
     if module.endswith(".nvtx_cmd"):
         from ..ranks.nvtx import nvtx_sum_set
 

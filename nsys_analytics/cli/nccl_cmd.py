@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import click
+import pandas as pd
 
 from ..engine import make_engine
 from .many import check_output, emit_set, set_options
@@ -55,5 +56,7 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, 
 
 
 def _plain(v):
+    if v is pd.NA:
+        return None
     v = v.item() if hasattr(v, "item") else v
     return None if isinstance(v, float) and math.isnan(v) else v

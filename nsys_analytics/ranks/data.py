@@ -14,14 +14,18 @@ from . import intervals
 STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns"]
 
 
-def kernel_durations(member, kernel_filter: KernelFilter = KernelFilter()) -> pd.DataFrame:
-    """(name, duration_ns, instances): the kernel durations of one rank, the input of exact merges."""
+def kernel_durations(member, kernel_filter: KernelFilter = KernelFilter(), by_launch: bool = False,
+                     graphs: bool = False) -> pd.DataFrame:
+    """(name, grid_xyz, block_xyz, duration_ns, instances): the kernel durations of one rank, the input of exact
+    merges (grid and block are None unless `by_launch`; `graphs`: whole CUDA graph executions too)."""
     with member.open() as p:
         if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
-            return pd.DataFrame({"name": pd.Series(dtype=object), "duration_ns": pd.Series(dtype="int64"),
+            return pd.DataFrame({"name": pd.Series(dtype=object), "grid_xyz": pd.Series(dtype=object),
+                                 "block_xyz": pd.Series(dtype=object), "duration_ns": pd.Series(dtype="int64"),
                                  "instances": pd.Series(dtype="int64")})
-        df = _run(p, "kernel_durations", kernel_filter.params())
-    df["name"] = df["name"].astype("category")  # names repeat: categories cross the wire once
+        df = _run(p, "kernel_durations", {**kernel_filter.params(), "by_launch": by_launch, "graphs": graphs})
+    for c in ("name", "grid_xyz", "block_xyz"):  # names repeat: categories cross the wire once
+        df[c] = df[c].astype("category")
     return df
 
 
@@ -50,6 +54,7 @@ def _nccl(p) -> pd.DataFrame:
         mine = (ops["device"] == device).to_numpy()
         overlap[mine] = intervals.covered(*isl, ops["start_ns"].to_numpy(dtype="int64")[mine],
                                           ops["end_ns"].to_numpy(dtype="int64")[mine])
+    ops["bytes"] = ops["bytes"].astype("Int64")  # NULL where the size is unknown (no payload in the export)
     return ops.assign(overlap_ns=overlap)[[*ops.columns[:-1], "overlap_ns", "name"]]
 
 
@@ -151,4 +156,4 @@ def _on_common_clock(df: pd.DataFrame, member, columns) -> pd.DataFrame:
 
 def _empty_nccl() -> pd.DataFrame:
     return pd.DataFrame(columns=["start_ns", "end_ns", "duration_ns", "op", "device", "stream", "pid",
-                                 "nvtx_range", "overlap_ns", "name"])
+                                 "nvtx_range", "bytes", "overlap_ns", "name"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..nvtx.report import PROJECTION_SUMMARY_HEADERS, RANGE_HEADERS, nvtx_gpu_projection, require_ranges
+from ..nvtx.report import (KERNEL_HEADERS, PROJECTION_SUMMARY_HEADERS, RANGE_HEADERS, nvtx_gpu_projection,
+                           require_ranges)
 from .merge import _stats, merge_distributions, summarize
 from .summary import SetResult, result_of
 
@@ -79,3 +80,64 @@ def nccl_range_durations(member) -> pd.DataFrame:
                                  "instances": pd.Series(dtype="int64")})
         return p.df("SELECT name, duration_ns, count(*) AS instances FROM nvtx_events "
                     "WHERE domain = 'NCCL' AND style <> 'Mark' AND duration_ns IS NOT NULL GROUP BY ALL")
+
+
+def nvtx_kernel_parts(member, mode: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
+                      graphs: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """One rank's nvtx_kern_sum (its rows, as the single-file command gives them), the distribution of its
+    kernel durations per (range, style, kernel name), and its notes (runs where the rank's file is read)."""
+    from .. import sql_files
+    from ..nvtx.report import nvtx_kernel_summary
+
+    with member.open() as p:
+        summary = nvtx_kernel_summary(p, mode, exclusive, name_kind, graphs)
+        params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
+        dist = p.sql(sql_files.inline_params(sql_files.read("ranks", "nvtx_kernel_durations").text,
+                                             params)).to_pandas()
+    return pd.DataFrame(summary.rows, columns=summary.columns, dtype=object), dist, list(summary.notes)
+
+
+def nvtx_kernels_set(pset, attribution: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
+                     graphs: bool = False) -> SetResult:
+    """nvtx_kern_sum over every rank. Per rank: each rank's own rows (PID, TID). Combined: one row per (range,
+    style, kernel name) over all ranks and threads: NVTX Inst and Kern Inst summed, the statistics from the
+    union of the kernel durations (exact)."""
+    from ..result import Result
+
+    summaries, dists, notes, rows = [], [], [], []
+    for m, (summary, dist, own) in pset.imap(nvtx_kernel_parts, attribution, exclusive, name_kind, graphs):
+        summaries.append(summary)
+        rows += [(m.rank, *row) for row in summary.itertuples(index=False, name=None)]  # as the rank's own output
+        dists.append(dist)
+        notes += [n for n in own if n not in notes]
+    combined = _nvtx_kernels_combined(pd.concat(summaries, ignore_index=True), dists)
+    headers = {"rank": "Rank", **KERNEL_HEADERS}
+    columns = ["rank", *summaries[0].columns]
+    ranks = Result(columns, rows, headers=[headers[c] for c in columns])
+    return SetResult(result_of(combined, headers, ("avg_ns", "med_ns", "stddev_ns")), ranks,
+                     ["Combined: one row per range, style and kernel name over every rank and thread (no PID, TID); "
+                      "NVTX Inst and Kern Inst are summed, the statistics come from the union of the kernel "
+                      "durations: exact.", *notes])
+
+
+def _nvtx_kernels_combined(summaries: pd.DataFrame, dists: list[pd.DataFrame]) -> pd.DataFrame:
+    keys = ["range", "style", "kernel_name"]
+
+    def keyed(d):
+        k = d[keys].astype(object).where(d[keys].notna(), "")
+        return pd.DataFrame({"key": k["range"] + "\x1f" + k["style"] + "\x1f" + k["kernel_name"],
+                             "duration_ns": d["duration_ns"], "instances": d["instances"]})
+
+    stats = summarize(merge_distributions([keyed(d) for d in dists], key="key"), key="key")
+    if stats.empty:
+        return pd.DataFrame(columns=[c for c in KERNEL_HEADERS if c not in ("pid", "tid")])
+    counts = keyed(summaries.assign(duration_ns=0, instances=0))[["key"]].assign(
+        range_instances=summaries["range_instances"].to_numpy(), kernel_instances=summaries["kernel_instances"].to_numpy())
+    counts = counts.groupby("key", as_index=False)[["range_instances", "kernel_instances"]].sum()
+    out = stats.merge(counts, on="key", how="left")
+    out[keys] = out["key"].str.split("\x1f", n=2, expand=True)
+    for c in ("range", "style"):
+        out[c] = pd.Series([v or None for v in out[c]], index=out.index, dtype=object)
+    out = out.sort_values(["range", "total_time_ns", "kernel_name"], ascending=[True, False, True],
+                          na_position="first", kind="stable")
+    return out[[c for c in KERNEL_HEADERS if c not in ("pid", "tid")]].reset_index(drop=True)

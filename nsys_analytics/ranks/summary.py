@@ -34,26 +34,64 @@ class SetResult:
         return out
 
 
-def kernel_set_summary(per_rank: list[tuple[int, pd.DataFrame]], limit: int | None = None) -> SetResult:
-    """cuda_gpu_kern_sum over many ranks from each rank's (name, duration_ns, instances)."""
-    return distribution_summary(per_rank, limit)
+def kernel_set_summary(per_rank: list[tuple[int, pd.DataFrame]], limit: int | None = None,
+                       by_launch: bool = False) -> SetResult:
+    """cuda_gpu_kern_sum (by_launch: cuda_gpu_kern_gb_sum) over many ranks from each rank's (name, grid_xyz,
+    block_xyz, duration_ns, instances)."""
+    if not by_launch:
+        return distribution_summary(per_rank, limit)
+    return distribution_summary(per_rank, limit, parts=("name", "grid_xyz", "block_xyz"),
+                                headers={"grid_xyz": "GridXYZ", "block_xyz": "BlockXYZ"})
 
 
 def distribution_summary(per_rank: list[tuple[int, pd.DataFrame]], limit: int | None = None,
-                         key_header: str = "Name") -> SetResult:
-    """nsys summary columns per name, over all ranks (exact merge) and per rank."""
-    headers = {**KERNEL_HEADERS, "name": key_header}
-    combined = summarize(merge_distributions([d for _, d in per_rank]))
+                         key_header: str = "Name", parts: tuple[str, ...] = ("name",),
+                         headers: dict[str, str] | None = None) -> SetResult:
+    """nsys summary columns per key, over all ranks (exact merge) and per rank. The key is the column `name`, or
+    the columns `parts` together (e.g. name, grid and block), each shown under its header before the name."""
+    named = {**KERNEL_HEADERS}
+    del named["name"]
+    named.update(headers or {})
+    named["name"] = key_header
+
+    def summary(dists):
+        merged = merge_distributions([_keyed(d, parts) for d in dists])
+        out = summarize(merged)
+        return _split_key(out, parts)
+
+    combined = summary([d for _, d in per_rank])
     rank_frames = []
     for rank, dist in per_rank:
-        s = summarize(merge_distributions([dist]))
+        s = summary([dist])
         s.insert(0, "rank", rank)
         rank_frames.append(s.head(limit) if limit else s)
     ranks = pd.concat(rank_frames, ignore_index=True) if rank_frames else combined.head(0).assign(rank=0)
     notes = ["Time (%) is each row's share of the summed time of the rows listed (all ranks in the combined "
              "table, the rank's own in the per-rank table).",
              "Combined statistics are computed from the union of every rank's durations: exact."]
-    return SetResult(_result(combined.head(limit) if limit else combined, headers), _result(ranks, headers), notes)
+    return SetResult(_result(combined.head(limit) if limit else combined, named), _result(ranks, named), notes)
+
+
+_SEP = "\x1f"  # joins the parts of a key: below every printable character, so keys sort as their parts do
+
+
+def _keyed(dist: pd.DataFrame, parts: tuple[str, ...]) -> pd.DataFrame:
+    if parts == ("name",):
+        return dist
+    key = dist[parts[0]].astype(str)
+    for c in parts[1:]:
+        key = key + _SEP + dist[c].astype(object).where(dist[c].notna(), "").astype(str)
+    return pd.DataFrame({"name": key, "duration_ns": dist["duration_ns"], "instances": dist["instances"]})
+
+
+def _split_key(out: pd.DataFrame, parts: tuple[str, ...]) -> pd.DataFrame:
+    if parts == ("name",) or out.empty:
+        return out
+    split = out["name"].str.split(_SEP, n=len(parts) - 1, expand=True)
+    out = out.drop(columns="name")
+    for i, c in enumerate(parts):
+        out[c] = split[i]
+    return out
 
 
 def _result(df: pd.DataFrame, headers: dict[str, str]) -> Result:

@@ -1,5 +1,7 @@
 -- nccl_ops: NCCL collectives and point-to-point operations as they ran on the GPU, one row per NCCL kernel, with
--- the NVTX range of the `NCCL` domain (NCCL's own annotation) that launched it where the profile has one. (How
+-- the NVTX range of the `NCCL` domain (NCCL's own annotation) that launched it where the profile has one, and the
+-- message size that range's payload gives (NCCL 2.19+ records "Message size [bytes]"; the SQLite export holds
+-- payloads only when made with `nsys export --include-json true`, else the size is unknown: NULL). (How
 -- long each ran beside compute kernels is added by ranks/data.py from the unions of compute kernels.)
 -- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, strings, cuda_api, nvtx_events (the kernels view's launch-thread join
 -- is not needed: compat and names only). Kernel names: ncclDevKernel_AllReduce_Sum_f32_RING_LL (NCCL 2.19+),
@@ -21,12 +23,13 @@ launch AS (
     FROM k JOIN cuda_api AS a ON a.correlation_id = k.correlation_id AND a.pid = k.pid
 ),
 nccl_ranges AS (
-    SELECT start_ns, end_ns, name, pid, tid
+    SELECT start_ns, end_ns, name, pid, tid,
+           TRY_CAST(json_extract_string(payload_json, '$."Message size [bytes]"') AS BIGINT) AS bytes
     FROM nvtx_events
     WHERE domain = 'NCCL' AND end_ns IS NOT NULL
 ),
 annotated AS (                                 -- the innermost NCCL range open at the launch (as-of join)
-    SELECT l.correlation_id, l.pid, r.name AS range_name
+    SELECT l.correlation_id, l.pid, r.name AS range_name, r.bytes
     FROM launch AS l
     ASOF JOIN nccl_ranges AS r ON r.pid = l.pid AND r.tid = l.tid AND l.launch_ns >= r.start_ns
     WHERE l.launch_ns < r.end_ns
@@ -40,6 +43,7 @@ SELECT
     k.stream,                                  -- CUDA stream id
     k.pid,                                     -- process
     a.range_name AS nvtx_range,                -- NCCL NVTX range that launched it (NULL: none traced)
+    a.bytes,                                   -- message size of that NCCL call (bytes; NULL: unknown, see above)
     k.name                                     -- kernel name
 FROM k
 LEFT JOIN annotated AS a ON a.correlation_id = k.correlation_id AND a.pid = k.pid

@@ -20,7 +20,8 @@ SELECT
     coalesce(e.doubleValue, e.floatValue) AS payload_float, -- floating-point payload
     e.rangeId AS range_id,                     -- nsys range id
     e.eventType AS event_type,                 -- raw nsys event type
-    e.globalTid AS global_tid                  -- nsys' global thread id
+    e.globalTid AS global_tid,                 -- nsys' global thread id
+    e.jsonText AS payload_json                 -- the payload as JSON (e.g. NCCL's message size) where the export has it (nsys export --include-json true), else NULL
 FROM compat.NVTX_EVENTS AS e
 LEFT JOIN strings AS s ON s.id = e.textId
 LEFT JOIN (
