@@ -292,3 +292,66 @@ def test_nccl_bytes_are_unknown_in_a_default_export():
 
     frame = nccl_frame(ProfileSet([str(p) for p in STRAGGLER], engine=Sequential()))
     assert len(frame) == 126 and frame["nvtx_range"].notna().all() and frame["bytes"].isna().all()
+
+
+def _steps_by_hand(path):
+    """sqlite3: the step_N ranges (start, end, name), the warmup range, and each NCCL kernel's start and launch."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    text = "coalesce(text, (SELECT value FROM StringIds WHERE id = textId))"
+    steps = con.execute(f"SELECT start, end, {text} FROM NVTX_EVENTS WHERE {text} LIKE 'step\\_%' ESCAPE '\\' "
+                        "ORDER BY start").fetchall()
+    warmup = con.execute(f"SELECT start, end FROM NVTX_EVENTS WHERE {text} = 'warmup'").fetchone()
+    nccl = con.execute("SELECT k.start, r.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = "
+                       "k.demangledName JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+                       "WHERE s.value LIKE 'nccl%' ORDER BY k.start").fetchall()
+    con.close()
+    return steps, warmup, nccl
+
+
+@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
+def test_step_detector_on_the_real_ddp_runs(run):
+    """Each rank of the real 2-GPU runs: the NVTX steps are the file's step_N ranges, the first left out as
+    warm-up (nvtx/steady.py's rule); and without them, the repetition of the NCCL kernels finds the same steps:
+    one window per step starting at the step's first NCCL kernel, as many kernels per window as the step
+    launched, and one more window inside the `warmup` range (the second warm-up step), flagged warm-up."""
+    from nsys_analytics.nvtx import steady
+    from nsys_analytics.ranks import data
+
+    pset = ProfileSet([str(p) for p in rank_files(run)], engine=Sequential())
+    for member in pset.members:
+        steps, warmup, nccl = _steps_by_hand(member.path)
+        assert len(steps) == 6 and warmup is not None
+        t = data.step_timeline(member)["steps"]
+        assert list(zip(t["start_ns"], t["end_ns"], t["name"])) == steps
+        assert list(t["warm"]) == [True] + [False] * 5
+        with member.open() as p:
+            rep = data.repetition_steps(data._nccl(p))
+            warm = steady.warm_flags(p, list(rep["start_ns"]), 0)
+        starts = [k for k, _launch in nccl]
+        first = [min(k for k in starts if k >= s) for s, _e, _n in steps]
+        assert list(rep["start_ns"])[1:] == first
+        assert warmup[0] <= rep["start_ns"].iloc[0] < warmup[1] and warm == [True] + [False] * 6
+        per_step = [sum(1 for _k, launch in nccl if s <= launch < e) for s, e, _n in steps]
+        between = [sum(1 for k in starts if a <= k < b) for a, b in zip(rep["start_ns"], rep["end_ns"])]
+        assert between[1:-1] == per_step[:-1] and len(set(per_step)) == 1 and per_step[0] >= 2
+
+
+def test_straggler_found_from_detected_steps_without_nvtx_step_ranges(tmp_path):
+    """The straggler run with its step_N ranges deleted (copies): the steps come from the repetition of the NCCL
+    kernels, and the verdict is the same: rank 1, in `data`."""
+    import shutil
+
+    paths = []
+    for p in STRAGGLER:
+        copy = tmp_path / p.name
+        shutil.copy(p, copy)
+        con = sqlite3.connect(copy)
+        con.execute("DELETE FROM NVTX_EVENTS WHERE coalesce(text, (SELECT value FROM StringIds WHERE id = textId)) "
+                    "LIKE 'step\\_%' ESCAPE '\\'")
+        con.commit()
+        con.close()
+        paths.append(str(copy))
+    report = ranks_report(ProfileSet(paths, engine=Sequential()))
+    assert set(report.steps["name"]) == {f"rep_{k}" for k in range(7)}
+    assert report.straggler == 1 and report.findings[0]["phase"] == "data"
+    assert report.findings[0]["excess_ns_per_step"] > 20 * MS

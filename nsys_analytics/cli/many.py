@@ -131,6 +131,7 @@ def _merge_for(module: str, kwargs: dict):
 def diagnose_set(pset, module: str, options: dict):
     """diagnose over many ranks: the cross-rank findings (straggler, waits) first, then each rank's own findings,
     in the steady state (the step ranges) unless a window was given: start-up (NCCL set-up, warm-up) is one-off."""
+    from ..nvtx.steady import step_glob
     from ..ranks import report as ranks_render
     from ..ranks.sets import ranks_report
 
@@ -139,7 +140,7 @@ def diagnose_set(pset, module: str, options: dict):
     scope = "the whole capture"
     names = sorted(set(report.steps["name"])) if not report.steps.empty else []
     if names and not (options.get("range_name") or options.get("start") or options.get("end")):
-        kwargs["range_name"] = _step_glob(names)
+        kwargs["range_name"] = step_glob(names)
         scope = f"the steady state: NVTX ranges {kwargs['range_name']} (start-up before the first step left out)"
     per_rank = run_body_per_rank(pset, module, kwargs)
     findings = ranks_render.tables(report, ["findings"])["findings"]
@@ -158,14 +159,6 @@ def diagnose_set(pset, module: str, options: dict):
         sections += per_rank.sections
         return RankTexts(sections, per_rank.exit_code)
     return RankTexts(sections)
-
-
-def _step_glob(names: list[str]) -> str:
-    """'step_*' for step_0 .. step_9 (the common prefix of the step range names, then *)."""
-    import os.path
-
-    prefix = os.path.commonprefix(names).rstrip("0123456789")
-    return f"{prefix}*" if prefix else names[0]
 
 
 class RankTexts:

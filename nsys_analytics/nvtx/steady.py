@@ -135,7 +135,44 @@ def _step_cutoff(profile: Profile, step_range: str, steps: int) -> int:
                             {"range": step_range, "warmup": None, "after_ns": None}).rows
     if len(rows) <= steps:
         raise UsageError(f"--warmup-steps {steps}: the profile has only {len(rows)} {step_range!r} range(s)")
-    return rows[steps][2]
+    return step_cutoff([r[2] for r in rows], steps)
+
+
+def step_cutoff(starts: list[int], steps: int) -> int:
+    """Warm-up by count: everything that starts before the (steps+1)-th step (starts in time order) is warm-up."""
+    return sorted(starts)[steps]
+
+
+def step_glob(names: list[str]) -> str:
+    """The glob naming a set of step ranges: their common prefix less its digits, then '*' ('step_0' .. 'step_9'
+    -> 'step_*', 'train:iter3' .. -> 'train:iter*'); the one name where there is no common prefix."""
+    import os.path
+
+    prefix = os.path.commonprefix(sorted(names)).rstrip("0123456789")
+    return f"{prefix}*" if prefix else sorted(names)[0]
+
+
+def warm_flags(profile: Profile | None, starts: list[int], warmup_steps: int, step_names: list[str] | None = None,
+               warmup_range: str | None = WARMUP_RANGE) -> list[bool]:
+    """For each step (its start, in time order; its range name where the steps are NVTX ranges): is it warm-up?
+    By this module's one rule: inside the warm-up range (when the profile has it), or among the first
+    `warmup_steps` steps. Steps that are no NVTX ranges (detected ones) are inside the warm-up range when they
+    start in one."""
+    after = step_cutoff(starts, warmup_steps) if 0 < warmup_steps < len(starts) else None
+    flags = [after is not None and start < after for start in starts]
+    if profile is None or not profile.has_table("NVTX_EVENTS"):
+        return flags
+    names = range_names(profile)
+    present = warmup_range if warmup_range and matches(names, warmup_range) else None
+    if step_names:
+        warmup = Warmup(present, after, "")
+        warm = {start for _id, _n, start, _d, is_warm in range_instances(profile, step_glob(step_names), warmup)
+                if is_warm}
+        return [f or start in warm for f, start in zip(flags, starts)]
+    if present:  # a warm-up range holds few instances (usually one)
+        spans = [(s, s + d) for _id, _n, s, d, _w in range_instances(profile, present, _NONE)]
+        flags = [f or any(a <= start < b for a, b in spans) for f, start in zip(flags, starts)]
+    return flags
 
 
 def range_instances(profile: Profile, pattern: str, warmup: Warmup) -> list[tuple[int, str, int, int, bool]]:

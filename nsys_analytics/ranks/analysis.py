@@ -164,23 +164,29 @@ def _steps_table(timelines, coll: pd.DataFrame) -> pd.DataFrame:
         rows.append(s)
     if not rows:
         return pd.DataFrame(columns=["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
-                                     "overlap_ns", "wait_ns", "start_ns", "end_ns"])
+                                     "overlap_ns", "wait_ns", "start_ns", "end_ns", "warm"])
     out = pd.concat(rows, ignore_index=True)
     for c in ("gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"):
         out[c] = out[c].fillna(0).astype("int64")
     return out[["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns", "wait_ns",
-                "start_ns", "end_ns"]]
+                "start_ns", "end_ns", "warm"]]
 
 
 def _steady_steps(steps: pd.DataFrame) -> tuple[list[int], str | None]:
-    """Steps present on every rank, less the first (warm-up: allocator, autotuning, NCCL set-up) when there
-    are at least three."""
+    """Steps present on every rank and warm-up on none (each rank's steps were flagged by nvtx/steady.py's rule:
+    inside a `warmup` range, or the first step of three or more)."""
     if steps.empty:
         return [], None
     common = sorted(set.intersection(*(set(g["step"]) for _, g in steps.groupby("rank"))))
-    if len(common) >= 3:
-        return common[1:], f"steady state: steps {common[1]}-{common[-1]}; step {common[0]} left out as warm-up"
-    return common, None
+    warm = set(steps.loc[steps["warm"].astype(bool), "step"])
+    kept = [s for s in common if s not in warm]
+    left = [s for s in common if s in warm]
+    if not left:
+        return kept, None
+    if not kept:
+        return common, "every step is warm-up on some rank: all steps kept"
+    return kept, (f"steady state: steps {kept[0]}-{kept[-1]}; step{'s' if len(left) > 1 else ''} "
+                  f"{', '.join(map(str, left))} left out as warm-up")
 
 
 def _phases_table(timelines, steady: list[int]) -> pd.DataFrame:

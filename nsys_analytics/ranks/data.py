@@ -8,10 +8,14 @@ import numpy as np
 import pandas as pd
 
 from .. import sql_files
+from ..nvtx import steady
 from ..filters import KernelFilter
 from . import intervals
 
-STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns"]
+STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns", "warm"]
+# Warm-up of a distributed job (allocator, autotuning, NCCL's set-up): the first step, when there are three or more,
+# and any step inside a `warmup` range, by nvtx/steady.py's rule (the one breakdown, report and diagnose follow).
+WARMUP_STEPS = 1
 
 
 def kernel_durations(member, kernel_filter: KernelFilter = KernelFilter(), by_launch: bool = False,
@@ -65,9 +69,12 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         steps = _run(p, "step_ranges", {}) if has_nvtx else pd.DataFrame(columns=["step", "name", "start_ns",
                                                                                    "end_ns", "pid"])
         ops = _nccl(p)
-        if steps.empty and len(ops):
+        detected = steps.empty and len(ops) > 0
+        if detected:
             steps = repetition_steps(ops)  # no NVTX step ranges: the period of the NCCL sequence
         steps = _gpu_windows(p, steps)
+        steps["warm"] = steady.warm_flags(p, list(steps["start_ns"]), WARMUP_STEPS if len(steps) >= 3 else 0,
+                                          None if detected else list(steps["name"]))
         p.con.register("steps", steps)
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])
@@ -87,26 +94,36 @@ def _slim(ops: pd.DataFrame) -> pd.DataFrame:
 
 
 def repetition_steps(ops: pd.DataFrame, max_period: int = 256) -> pd.DataFrame:
-    """Steps detected as a repetition: the shortest period p of the sequence of NCCL kernel names (90 % of names
-    equal p places later) whose windows (from op k*p to op (k+1)*p) have the most regular length (coefficient of
-    variation within 20 % of the best); each window is a step named `rep_K`. Needs three repetitions."""
+    """Steps detected as a repetition of the NCCL kernels, for profiles without NVTX step ranges.
+
+    A training step ends with its last collective and the next one starts after a long stretch without any
+    (the optimizer, data loading, the forward pass). For each period p (a number of NCCL kernels) under which the
+    sequence of kernel names repeats (90 % of names equal p places later), the phase is the position in the
+    period preceded by the longest idle gap (the time since the previous NCCL kernel ended; its lower quartile
+    over the repetitions). The true period finds that long gap at its phase in every repetition; a wrong one
+    (half a step, or a step and one kernel) finds it in half of them or once in a while, so its lower quartile is
+    short. The shortest period whose gap is within 20 % of the best wins (its multiples do as well); windows run from the kernel at the phase to the
+    same kernel one period later, each a step named `rep_K`. The collectives before the first window (start-up:
+    NCCL's set-up, the parameters' broadcast) and after the last one are left out. Needs three repetitions."""
     o = ops.sort_values("start_ns").reset_index(drop=True)
     codes = pd.factorize(o["name"])[0]
-    starts = o["start_ns"].to_numpy()
+    starts = o["start_ns"].to_numpy(dtype=np.int64)
+    ends = o["end_ns"].to_numpy(dtype=np.int64)
+    idle = np.r_[0, starts[1:] - np.maximum.accumulate(ends)[:-1]]  # since the previous NCCL kernel ended
     n = len(codes)
     candidates = []
     for period in range(1, min(max_period, n // 3) + 1):
         if (codes[period:] == codes[:-period]).mean() < 0.9:
             continue
-        bounds = starts[::period]
-        lengths = bounds[1:] - bounds[:-1]
-        if len(lengths) >= 2 and lengths.mean() > 0:
-            candidates.append((period, float(lengths.std() / lengths.mean())))
+        gaps = np.quantile(idle[:(n // period) * period].reshape(-1, period), 0.25, axis=0)
+        phase = int(np.argmax(gaps))
+        if len(starts[phase::period]) >= 4:  # three windows
+            candidates.append((period, phase, float(gaps[phase])))
     if not candidates:
         return pd.DataFrame(columns=["step", "name", "start_ns", "end_ns", "pid"])
-    best = min(cv for _, cv in candidates)
-    period = next(p for p, cv in candidates if cv <= best * 1.2 + 1e-9)
-    bounds = starts[::period]
+    best = max(gap for _, _, gap in candidates)
+    period, phase = next((p, ph) for p, ph, gap in candidates if gap >= best * 0.8)
+    bounds = starts[phase::period]
     return pd.DataFrame({"step": range(len(bounds) - 1), "name": [f"rep_{k}" for k in range(len(bounds) - 1)],
                          "start_ns": bounds[:-1], "end_ns": bounds[1:], "pid": int(o["pid"].iloc[0])})
 
