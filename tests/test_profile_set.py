@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import random
 import shutil
@@ -295,6 +296,40 @@ def test_unreachable_scheduler_is_one_line_exit_1_and_fast():
     assert time.monotonic() - start < 20
 
 
+def test_one_corrupt_file_among_64_on_the_command_line(tmp_path):
+    """64 rank files (copies of a small export), one of them truncated: `kernels` names it in one line and exits 1;
+    with --skip-bad it goes on with the 63 others, says so, and their combined counts are 63 times one file's;
+    `ranks` the same (over 3 good files and the bad one)."""
+    for r in range(64):
+        if r == 40:
+            (tmp_path / f"report.{r}.sqlite").write_bytes(FORWARD.read_bytes()[:40_000])
+        else:
+            shutil.copy(FORWARD, tmp_path / f"report.{r}.sqlite")
+    out = _cli("kernels", str(tmp_path), "--format", "csv", "--jobs", "2")
+    assert out.returncode == 1 and out.stderr.count("\n") == 1
+    assert "report.40.sqlite" in out.stderr and "--skip-bad" in out.stderr and not out.stdout
+    out = _cli("kernels", str(tmp_path), "--format", "csv", "--jobs", "2", "--skip-bad", "--combined")
+    assert out.returncode == 0, out.stderr
+    assert "63 ranks (rank ids from the file name)" in out.stderr
+    assert "skipped (--skip-bad)" in out.stderr and "report.40.sqlite" in out.stderr
+    one = _cli("kernels", str(FORWARD), "--format", "csv").stdout.splitlines()
+    combined = out.stdout.splitlines()
+    assert len(combined) == len(one)
+    instances = {row[-1]: row[2] for row in csv.reader(one[1:])}
+    assert all(int(row[2]) == 63 * int(instances[row[-1]]) for row in csv.reader(combined[1:]))
+    for extra in [f"report.{r}.sqlite" for r in range(3, 64) if r != 40]:
+        (tmp_path / extra).unlink()
+    ranks = _cli("ranks", str(tmp_path), "--jobs", "2", "--skip-bad")  # report.0-2 and the bad one
+    assert ranks.returncode == 0 and "report.40.sqlite" in ranks.stderr and "3 ranks" in ranks.stdout
+
+
+def test_unreachable_scheduler_for_ranks_and_nccl_is_one_line_exit_1():
+    for command in ("ranks", "nccl"):
+        out = _cli(command, str(TRAIN), str(FORWARD), "--scheduler", "tcp://127.0.0.1:9")
+        assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+        assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in out.stderr
+
+
 def test_python_api_profile_set():
     import nsys_analytics
 
@@ -417,3 +452,14 @@ def test_output_onto_an_input_profile_is_refused_and_the_profile_untouched(tmp_p
     assert b.read_bytes() == before
     ok = _cli("kernels", str(a), str(b), "--jobs", "1", "--format", "csv", "-o", str(tmp_path / "k.csv"))
     assert ok.returncode == 0 and (tmp_path / "k.csv").read_text().startswith("Rank,")
+
+
+def test_commands_of_one_input_refuse_several_with_a_usage_error():
+    """sql (one profile, -a for more), ncu (one Nsight Compute report) and timeline (one profile's trace) have no
+    multi-profile answer: exit 2 and an error line saying so."""
+    out = _cli("sql", str(TRAIN), str(FORWARD))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "is a profile, not a query" in out.stderr and "-a ALIAS=PROFILE" in out.stderr
+    for args in (("ncu", "a.ncu-rep", "b.ncu-rep"), ("timeline", str(TRAIN), str(FORWARD), "-o", "t.html")):
+        out = _cli(*args)
+        assert out.returncode == 2 and "Error: Got unexpected extra argument" in out.stderr

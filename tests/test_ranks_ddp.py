@@ -355,3 +355,39 @@ def test_straggler_found_from_detected_steps_without_nvtx_step_ranges(tmp_path):
     assert set(report.steps["name"]) == {f"rep_{k}" for k in range(7)}
     assert report.straggler == 1 and report.findings[0]["phase"] == "data"
     assert report.findings[0]["excess_ns_per_step"] > 20 * MS
+
+
+def test_diagnose_over_the_ranks_puts_the_straggler_first_and_start_up_out():
+    """diagnose over the straggler run: the cross-rank section comes first and names rank 1 in `data`; each rank
+    is diagnosed over the same steady state as the ranks table (steps 1-5: after the warmup range and the first
+    step), so NCCL's set-up (ncclCommInitRankConfig) and the warm-up, which lead a whole-capture diagnose of the
+    same file with ~5 s of start-up idle, are in no finding."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "nsys_analytics", "diagnose", *map(str, STRAGGLER), "--jobs", "1",
+                          "--format", "json"], capture_output=True, text=True, check=True)
+    sections = json.loads(out.stdout)
+    assert [s["rank"] for s in sections] == ["all", 0, 1]
+    first = sections[0]["output"]["findings"][0]
+    assert first["severity"] == "error" and first["message"].startswith("rank 1 is the straggler: it loses the time in `data`")
+    for section, path in zip(sections[1:], STRAGGLER):
+        steps, warmup, _nccl = _steps_by_hand(path)
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        init_end = con.execute("SELECT max(end) FROM NVTX_EVENTS WHERE coalesce(text, (SELECT value FROM StringIds "
+                               "WHERE id = textId)) = 'ncclCommInitRankConfig'").fetchone()[0]
+        con.close()
+        report = section["output"]
+        assert report["window"]["kind"] == "steady"
+        assert report["window"]["from_ns"] == steps[1][0] > warmup[1] > init_end
+        assert report["window"]["to_ns"] == steps[-1][1]
+        assert report["findings"]
+        for f in report["findings"]:
+            assert all(w["start_ns"] >= steps[1][0] for w in f["windows"])
+            assert not any(r.startswith("NCCL:ncclCommInit") or r == ":warmup" for r in f.get("ranges", []))
+    whole = subprocess.run([sys.executable, "-m", "nsys_analytics", "diagnose", str(STRAGGLER[0]), "--window", "all",
+                            "--format", "json"], capture_output=True, text=True, check=True)
+    top = json.loads(whole.stdout)["findings"][0]
+    first_step = _steps_by_hand(STRAGGLER[0])[0][0][0]
+    assert top["at_stake_ns"] > 4_000_000_000 and top["windows"][0]["start_ns"] < first_step

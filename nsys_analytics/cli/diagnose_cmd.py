@@ -31,6 +31,8 @@ EXIT_FINDINGS = 4
 @click.option("--step-range", default=STEP_RANGE, show_default=True, help="NVTX range(s) that mark steps.")
 @click.option("--warmup-range", default=WARMUP_RANGE, show_default=True,
               help="NVTX range holding warm-up work, left out of the steady state.")
+@click.option("--warmup-steps", type=click.IntRange(min=0), default=0, show_default=True,
+              help="The first N step ranges are warm-up too (left out of the steady state).")
 @click.option("--graphs/--no-graphs", default=True, show_default=True,
               help="Count whole CUDA graph executions (nsys' default --cuda-graph-trace=graph) as GPU work; "
                    "--no-graphs leaves them out as nsys analyze does.")
@@ -50,7 +52,7 @@ EXIT_FINDINGS = 4
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]),
               help=f"Exit with code {EXIT_FINDINGS} when a finding is this severe or worse (for CI).")
-def command(profile, rules, start, end, range_name, scope, step_range, warmup_range, graphs, rows, gap_ms,
+def command(profile, rules, start, end, range_name, scope, step_range, warmup_range, warmup_steps, graphs, rows, gap_ms,
             threshold_pct, chunks, short_kernel_us, fmt, table, output, fail_on):
     """Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.
 
@@ -75,7 +77,7 @@ def command(profile, rules, start, end, range_name, scope, step_range, warmup_ra
     thresholds = Thresholds(chunks=chunks, short_kernel_us=short_kernel_us)
     with open_profile(profile) as p:
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
-                          warmup_range or None, graphs)
+                          warmup_range or None, graphs, warmup_steps)
     text = render_report(report, fmt, table)
     if fmt == "csv":
         for line in report.skipped:  # the table format prints them; CSV holds the table alone

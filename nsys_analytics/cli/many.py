@@ -138,10 +138,22 @@ def diagnose_set(pset, module: str, options: dict):
     report = ranks_report(pset)
     kwargs = dict(options)
     scope = "the whole capture"
-    names = sorted(set(report.steps["name"])) if not report.steps.empty else []
-    if names and not (options.get("range_name") or options.get("start") or options.get("end")):
-        kwargs["range_name"] = step_glob(names)
-        scope = f"the steady state: NVTX ranges {kwargs['range_name']} (start-up before the first step left out)"
+    steady = report.steps[report.steps["step"].isin(report.steady_steps)] if not report.steps.empty else None
+    names = sorted(set(steady["name"])) if steady is not None and len(steady) else []
+    given = options.get("range_name") or options.get("start") or options.get("end")
+    if names and not given and not names[0].startswith("rep_"):
+        # each rank's steady state by nvtx/steady.py, with the ranks table's warm-up (the warmup range, and the
+        # first step of three or more): one definition for both
+        from ..ranks.data import WARMUP_STEPS
+
+        kwargs.update(scope="steady", step_range=step_glob(names), warmup_range=kwargs.get("warmup_range") or "warmup",
+                      warmup_steps=WARMUP_STEPS if report.steady_steps and report.steady_steps[0] > 0 else 0)
+        scope = (f"the steady state: the NVTX ranges {kwargs['step_range']} after the warm-up (start-up before "
+                 "them, NCCL's set-up and the warm-up steps left out)")
+    elif names and not given and all(m.clock_offset_ns == 0 for m in pset.members):
+        # steps detected from the collectives (no NVTX step ranges): their span, on the ranks' one clock
+        kwargs.update(start=f"{int(steady['start_ns'].min())}ns", end=f"{int(steady['end_ns'].max())}ns")
+        scope = f"the steady state: the detected steps' span, {kwargs['start']} to {kwargs['end']}"
     per_rank = run_body_per_rank(pset, module, kwargs)
     findings = ranks_render.tables(report, ["findings"])["findings"]
     fmt = options.get("fmt", "table")

@@ -62,6 +62,9 @@ def _query_text(query: str | None, query_file) -> str:
         raise UsageError("no query: pass it as an argument, with -f FILE, or on standard input")
     if not text.strip():
         raise UsageError("the query is empty")
+    if text.strip().endswith((".sqlite", ".nsys-rep", ".qdrep")) and not any(c.isspace() for c in text.strip()):
+        raise UsageError(f"{text.strip()!r} is a profile, not a query: sql reads one profile and attaches more with "
+                         f"-a ALIAS=PROFILE (sql A.sqlite -a b={text.strip()} \"SELECT ... FROM b.kernels\")")
     return text
 
 

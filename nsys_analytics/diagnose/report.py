@@ -51,7 +51,7 @@ class DiagnoseReport:
 def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = _WHOLE_PROFILE,
              nsys_options: NsysOptions = _NSYS_DEFAULTS, thresholds: Thresholds = _THRESHOLDS,
              range_name: str | None = None, scope: str = "steady", step_range: str = STEP_RANGE,
-             warmup_range: str | None = WARMUP_RANGE, graphs: bool = True) -> DiagnoseReport:
+             warmup_range: str | None = WARMUP_RANGE, graphs: bool = True, warmup_steps: int = 0) -> DiagnoseReport:
     """Run `rules` (nsys' and ours) over `window`; findings come ordered by GPU time at stake.
 
     `range_name` (text, 'domain:text' or a glob, as `kernels --range`) narrows `window` to the envelope of
@@ -60,13 +60,14 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
     warm-up) when the profile has step ranges, 'all' the whole capture. Each finding lists the NVTX ranges
     its windows overlap. MissingDataError when nothing could be checked (no CUDA data in the window).
     `graphs`: whole CUDA graph executions (graph_executions) count as GPU work, which nsys analyze leaves out.
+    `warmup_steps` N: the first N step instances are warm-up too (steady.py).
     """
     unknown = [r for r in rules if r not in RULES]
     if unknown:
         raise UsageError(f"unknown rule {unknown[0]!r}; choose from {', '.join(RULES)}")
     if window.from_ns > window.to_ns:
         raise UsageError("the start time cannot be later than the end time")
-    window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range)
+    window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range, warmup_steps)
     prepare(profile, window, graphs)
     _require_cuda_data(profile, window, about)
     report = DiagnoseReport(range=scope, window={**about, **window.params()}, rules=tuple(rules),
@@ -83,14 +84,14 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
 
 
 def _window(profile: Profile, window: Window, range_name: str | None, scope: str, step_range: str,
-            warmup_range: str | None) -> tuple[Window, dict[str, Any], dict | None]:
+            warmup_range: str | None, warmup_steps: int = 0) -> tuple[Window, dict[str, Any], dict | None]:
     """The window to diagnose, what it is ({kind, text}), and the --range details."""
     if range_name is not None:
         window, found = range_window(profile, range_name, window)
         return window, {"kind": "range", "text": f"NVTX range {range_name!r}"}, found
     if window != _WHOLE_PROFILE:
         return window, {"kind": "given", "text": f"{window.from_ns / 1e9:.3f} s to {_to_text(window)}"}, None
-    steady = steady_state(profile, scope, step_range, warmup_range)
+    steady = steady_state(profile, scope, step_range, warmup_range, warmup_steps)
     if steady.from_ns is None:
         return window, {"kind": "all", "text": steady.text}, None
     return Window(steady.from_ns, steady.to_ns), {"kind": "steady", "text": steady.text}, None
