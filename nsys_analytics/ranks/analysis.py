@@ -48,16 +48,11 @@ class CollectiveMatcher:
             return
         self.ranks.add(rank)
         o = ops.sort_values(["start_ns", "stream"], kind="stable")
-        names = o["name"].astype(str).to_numpy() if not isinstance(o["name"].dtype, pd.CategoricalDtype) else None
-        if names is None:  # categories: map each distinct name once
-            cats = o["name"].cat.categories.astype(str)
-            first = o.drop_duplicates("name")
-            opcats = dict(zip(first["name"].astype(str), first["op"].astype(str)))
-            codes_of = np.array([self._code(c, opcats.get(c, "")) for c in cats], dtype=np.int32)
-            codes = codes_of[o["name"].cat.codes.to_numpy()]
-        else:
-            opnames = o["op"].astype(str).to_numpy()
-            codes = np.array([self._code(n, op) for n, op in zip(names, opnames)], dtype=np.int32)
+        names = o["name"].astype("category")  # each distinct name is coded once
+        first = o.drop_duplicates("name")
+        op_of = dict(zip(first["name"].astype(str), first["op"].astype(str)))
+        codes_of = np.array([self._code(str(c), op_of.get(str(c), "")) for c in names.cat.categories], dtype=np.int32)
+        codes = codes_of[names.cat.codes.to_numpy()]
         ordinal = pd.Series(codes).groupby(codes).cumcount().to_numpy(dtype=np.int64)
         self.parts.append({"rank": np.full(len(codes), rank, dtype=np.int64), "code": codes, "ordinal": ordinal,
                            "start_ns": o["start_ns"].to_numpy(dtype=np.int64),
