@@ -198,3 +198,41 @@ def test_auto_attribution_skips_large_profiles(monkeypatch):
     assert s.attribution is None and s.meta["attribution_skipped_kernels"] == 1227
     report = build_diff([s], [s])
     assert report.range_categories is None and any("attribution skipped" in n for n in report.notes)
+
+
+# -- against `nsys recipe diff` (docs/diff.md) -------------------------------------------------------------------
+
+def _recipe_diff(dir1_csv, dir2_csv) -> dict[str, dict[str, float]]:
+    """What `nsys recipe diff --input DIR1 DIR2` computes on two cuda_gpu_kern_sum outputs' all_stats, as its source
+    (nsys_recipe/recipes/diff/diff.py, Nsight Systems 2025.3.1) does: the numeric columns of DIR1 minus those of
+    DIR2 reindexed on DIR1's names (a name only in DIR2 is dropped; one only in DIR1 gets no difference)."""
+    def table(path):
+        rows = read_csv(path)
+        return {r[0]: dict(zip(rows[0][1:], r[1:])) for r in rows[1:]}
+
+    one, two = table(dir1_csv), table(dir2_csv)
+    return {name: {k: float(v) - float(two[name][k]) for k, v in cols.items() if v != "" and two[name].get(k, "")}
+            for name, cols in one.items() if name in two}
+
+
+def test_the_changes_equal_nsys_recipe_diff_where_they_overlap():
+    """NVIDIA's `nsys recipe cuda_gpu_kern_sum` outputs of two 2-rank DDP runs (fixtures/oracle/*_recipes, made by
+    nsys 2025.3.1), subtracted as `nsys recipe diff --input BALANCED STRAGGLER` does, against `diff --base
+    balanced ranks --new straggler ranks --name short`: per kernel, Count, Sum and Mean differences are ours with
+    the sign flipped (the recipe gives DIR1 - DIR2, we new - base). Median and Std are approximations in the
+    recipe's all_stats (merged over ranks), so they are not compared."""
+    from nsys_analytics.diff.data import summarize_side
+
+    oracle = PROFILES.parent / "oracle"
+    recipe = _recipe_diff(oracle / "ddp_balanced_recipes" / "cuda_gpu_kern_sum__all_stats.csv",
+                          oracle / "ddp_straggler_recipes" / "cuda_gpu_kern_sum__all_stats.csv")
+    ranks = PROFILES.parent / "ranks"
+    sides = [summarize_side([str(p) for p in sorted((ranks / run).glob("*.sqlite"))], load_rules(), "none")
+             for run in ("ddp_balanced", "ddp_straggler")]
+    ours = {r["name"]: r for r in build_diff(*sides, "short").kernels.to_records()}
+    assert len(recipe) >= 20 and set(recipe) <= set(ours)
+    for name, d in recipe.items():
+        r = ours[name]
+        assert -d["Count"] == r["new_instances"] - r["base_instances"], name
+        assert -d["Sum"] == r["change_ns"], name
+        assert -d["Mean"] == pytest.approx(r["new_avg_ns"] - r["base_avg_ns"], abs=0.1), name  # recipe: 1 decimal
