@@ -7,13 +7,11 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import Connection
 
-from ..diff.stats import Dist
-from ..diff.summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
 from ..errors import UsageError
 from .connect import Catalog
 from .schema import (
@@ -27,6 +25,9 @@ from .schema import (
     run_tags,
     runs,
 )
+
+if TYPE_CHECKING:
+    from ..diff.summary import ProfileSummary, Stat
 
 
 def run_hash(profiles: Sequence[ProfileSummary]) -> str:
@@ -129,6 +130,9 @@ def _stat_of(row, prefix: str = "", dist: str = "dist") -> Stat | None:
     if getattr(row, f"{prefix}instances") is None:
         return None
     values, counts, binned = json.loads(getattr(row, dist))
+    from ..diff.stats import Dist
+    from ..diff.summary import Stat
+
     return Stat(*(getattr(row, f"{prefix}{n}") for n in _STAT), Dist(tuple(values), tuple(counts), bool(binned)))
 
 
@@ -144,6 +148,8 @@ def _with_dists(stats, dists, run_id: int):
 
 def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
     """The stored summaries of a run, one per rank, as `diff` computed them."""
+    from ..diff.summary import KernelStat, ProfileSummary, RangeKernel, RangeStat
+
     def work(conn: Connection) -> list[ProfileSummary]:
         run = conn.execute(select(runs).where(runs.c.id == run_id)).first()
         if run is None:

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..diff.data import ATTRIBUTIONS
-from ..diff.render import TABLES
-from ..diff.stats import ALPHA
+from ..diff import ALPHA, ATTRIBUTIONS, TABLES
 from ..render import FORMATS
 from .rules_option import RULES_OPTION
 

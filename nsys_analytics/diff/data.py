@@ -9,13 +9,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import ATTRIBUTIONS  # noqa: F401 - the modes, named here too
 from .summary import KernelStat, ProfileSummary, RangeKernel, RangeStat, Stat
 
 if TYPE_CHECKING:
     from ..categories import RuleSet
     from ..profile import Profile
 
-ATTRIBUTIONS = ("auto", "process", "thread", "gpu", "none")
 AUTO_MAX_KERNELS = 300_000  # `auto`: the process attribution up to this many kernels in a profile, none beyond
 _RANK = re.compile(r"rank[_-]?(\d+)", re.IGNORECASE)
 _API_TABLES = ("CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")

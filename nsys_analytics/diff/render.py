@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from ..render import render
 from ..result import Result
+from . import TABLES
 
 if TYPE_CHECKING:
     from .report import DiffReport
 
-TABLES = ("kernels", "categories", "ranges", "range_categories", "ranks")
 TITLES = {
     "kernels": "Kernels (largest change first)",
     "categories": "Categories",

@@ -11,8 +11,9 @@ from typing import Any
 
 from ..render import shorten_name
 from ..result import Result
+from . import ALPHA
 from .matching import pair_renamed, pair_variants, range_families
-from .stats import ALPHA, RankTest, benjamini_hochberg, mann_whitney
+from .stats import RankTest, benjamini_hochberg, mann_whitney
 from .summary import ProfileSummary, RangeStat, Stat
 
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "

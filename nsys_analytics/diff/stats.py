@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
-ALPHA = 0.05  # a change is beyond noise when the rank test's p-value is below this (diff --alpha)
 MAX_EXACT = 2000  # distinct values kept as they are; beyond this, log bins
 BIN_RATIO = 1.005  # a bin is 0.5 % wide: values within it count as ties in the rank test
 EXACT_MAX_N = 20  # both sides at most this many instances and no ties: exact p-value, else normal approximation
