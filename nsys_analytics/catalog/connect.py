@@ -159,7 +159,7 @@ class Catalog:
             if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 cursor.execute("PRAGMA journal_mode = WAL")
             cursor.close()
-        except self.engine.dialect.loaded_dbapi.Error as e:  # the driver's own error: no SQLAlchemy wrapper on a raw connection
+        except self.engine.dialect.loaded_dbapi.Error as e:  # a raw connection raises the driver's own errors
             raise CatalogError(scrub(f"catalog {self.name}: {e}", self.url)) from None
         finally:
             raw.close()

@@ -122,8 +122,8 @@ Index("ix_kernel_stats_category", kernel_stats.c.name_kind, kernel_stats.c.categ
 # as DDL after the table is created, not as Index(..., postgresql_using="hash"): that keyword makes SQLAlchemy load
 # its PostgreSQL dialects when this module is imported, 50 ms of every `runs` command's start-up on SQLite.
 _NAME_INDEX = "CREATE INDEX ix_kernel_stats_name ON kernel_stats {using}(name)"
-event.listen(kernel_stats, "after_create", DDL(_NAME_INDEX.format(using="USING hash ")).execute_if(dialect="postgresql"))
-event.listen(kernel_stats, "after_create", DDL(_NAME_INDEX.format(using="")).execute_if(dialect="sqlite"))
+for _dialect, _using in (("postgresql", "USING hash "), ("sqlite", "")):
+    event.listen(kernel_stats, "after_create", DDL(_NAME_INDEX.format(using=_using)).execute_if(dialect=_dialect))
 
 range_stats = Table(
     "range_stats", metadata,
