@@ -42,7 +42,7 @@ def diff_options(f):
 @click.option("--attribution", type=click.Choice(ATTRIBUTIONS), default="auto", show_default=True,
               help="How kernels are placed in NVTX ranges for the per-range kernel time and variant pairing "
                    "(docs/nvtx.md); none skips it; auto: process up to 300,000 kernels per profile, none beyond "
-                   "(the attribution costs about 2 s of CPU per million kernels).")
+                   "(the attribution costs about 1.3 s of CPU per million kernels).")
 @RULES_OPTION
 @diff_options
 def command(profiles, attribution, rules_files, name_kind, alpha, tables, limit, plot, fmt, output):

@@ -472,7 +472,7 @@ def _notes(b: Side, n: Side, attributed: bool, alpha: float) -> list[str]:
     if skipped:
         notes.append(f"NVTX attribution skipped (--attribution auto) on profiles of more than 300,000 kernels (here "
                      f"{max(skipped):,}): --attribution process adds per-range kernel time and range context, at "
-                     "about 2 s of CPU per million kernels.")
+                     "about 1.3 s of CPU per million kernels.")
     return notes
 
 
