@@ -66,6 +66,7 @@ class _Input:
     profile: Profile | None
     names: dict[str, int]
     warmup: Warmup | None
+    kernels: tuple[list[KernelTime], str] | None = None  # forward_kernels' answer, which (b) and (c) share
 
 
 def build_report(forward: Profile, train: Profile | None, options: ReportOptions | None = None) -> TextReport:
@@ -256,6 +257,12 @@ _TOP_HEADERS = ["Pass", "Kernel", "Total Time (ns)", "Calls", "Avg (ns)", "Time 
 def forward_kernels(inp: _Input, options: ReportOptions) -> tuple[list[KernelTime], str]:
     """Kernels of the forward pass (launched inside the forward ranges, warm-up excluded) and where they came from;
     without NVTX, every kernel of the forward profile."""
+    if inp.kernels is None:
+        inp.kernels = _forward_kernels(inp, options)
+    return inp.kernels
+
+
+def _forward_kernels(inp: _Input, options: ReportOptions) -> tuple[list[KernelTime], str]:
     mode = options.attention.attribution
     if not has_kernels(inp.profile):
         raise MissingDataError(f"the {inp.label} profile {inp.profile.path} has no CUDA kernels; {NO_KERNELS_FIX}")

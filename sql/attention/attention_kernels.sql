@@ -2,7 +2,8 @@
 -- given by its sub-ranges, one row per instance, piece and kernel name. Kernels belong to a range as kernel_ranges
 -- says in mode $mode (docs/nvtx.md); a kernel of the attention range that is in none of its sub-ranges is in piece
 -- 'unassigned' (a fused attention kernel, or work between the sub-ranges).
--- Needs: _nvtx_ranges, kernel_ranges.
+-- Needs: _nvtx_ranges, _op_ranges, strings, graph_executions (what kernel_ranges reads; its nesting levels and
+-- innermost flags, a window over every attributed kernel, are not needed here).
 -- Parameters (range names match the range's text, 'forward', or its full name, ':forward'):
 --   $mode                          'thread' | 'process' | 'gpu'
 --   $attention                     the attention range
@@ -19,27 +20,51 @@ WITH attn AS (
 warm AS (
     SELECT pid, start_ns, end_ns FROM _nvtx_ranges WHERE text = $warmup OR name = $warmup
 ),
-subs AS (
-    SELECT a.range_id AS attention_id, s.range_id, s.start_ns,
-        CASE WHEN s.text = $scores OR s.name = $scores THEN 'scores'
-             WHEN s.text = $softmax OR s.name = $softmax THEN 'softmax'
+candidates AS (  -- ranges named as a sub-range
+    SELECT range_id, pid, start_ns, end_ns,
+        CASE WHEN text = $scores OR name = $scores THEN 'scores'
+             WHEN text = $softmax OR name = $softmax THEN 'softmax'
              ELSE 'output' END AS piece
-    FROM attn AS a
-    JOIN _nvtx_ranges AS s
+    FROM _nvtx_ranges
+    WHERE text IN ($scores, $softmax, $output) OR name IN ($scores, $softmax, $output)
+),
+attn_nested AS (  -- attention instances that touch or overlap another of their process (rare: nested calls)
+    SELECT *,
+        coalesce(max(end_ns) OVER w >= start_ns, false)
+            OR coalesce(lead(start_ns) OVER (PARTITION BY pid ORDER BY start_ns, range_id) <= end_ns, false) AS nested
+    FROM attn
+    WINDOW w AS (PARTITION BY pid ORDER BY start_ns, range_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+subs AS (  -- each sub-range inside an attention instance: disjoint instances by one ASOF join (the only instance
+           -- that can hold a sub-range is the last one starting before it), nested ones by a join over them alone
+    SELECT a.range_id AS attention_id, s.range_id, s.start_ns, s.piece
+    FROM candidates AS s
+    ASOF JOIN (SELECT * FROM attn_nested WHERE NOT nested) AS a ON a.pid = s.pid AND s.start_ns >= a.start_ns
+    WHERE s.end_ns <= a.end_ns AND s.range_id <> a.range_id
+    UNION ALL
+    SELECT a.range_id, s.range_id, s.start_ns, s.piece
+    FROM candidates AS s
+    JOIN (SELECT * FROM attn_nested WHERE nested) AS a
       ON s.pid = a.pid AND s.start_ns >= a.start_ns AND s.end_ns <= a.end_ns AND s.range_id <> a.range_id
-    WHERE s.text IN ($scores, $softmax, $output) OR s.name IN ($scores, $softmax, $output)
+),
+attributed AS MATERIALIZED (  -- the attribution (_op_ranges, as kernel_ranges lists it) read once, for these ranges
+    SELECT k.range_id, k.kind, k.op_id AS kernel_id, k.duration_ns, k.name_id
+    FROM _op_ranges AS k
+    WHERE k.mode = $mode AND k.kind IN ('kernel', 'graph')
+      AND k.range_id IN (SELECT range_id FROM attn UNION ALL SELECT range_id FROM subs)
 ),
 attn_kernels AS (
-    SELECT k.range_id AS attention_id, k.kind, k.kernel_id, k.duration_ns, k.name
-    FROM kernel_ranges AS k
+    SELECT k.range_id AS attention_id, k.kind, k.kernel_id, k.duration_ns,
+        coalesce(n.value, g.name) AS name      -- kernel name (demangled), or '[CUDA graph N]'
+    FROM attributed AS k
     JOIN attn AS a ON a.range_id = k.range_id
-    WHERE k.mode = $mode
+    LEFT JOIN strings AS n ON n.id = k.name_id
+    LEFT JOIN graph_executions AS g ON k.kind = 'graph' AND g.op_id = k.kernel_id
 ),
 sub_kernels AS (  -- one sub-range per kernel (in gpu mode a kernel may overlap two: the earlier one takes it)
     SELECT DISTINCT ON (s.attention_id, k.kind, k.kernel_id) s.attention_id, k.kind, k.kernel_id, s.piece
-    FROM kernel_ranges AS k
+    FROM attributed AS k
     JOIN subs AS s ON s.range_id = k.range_id
-    WHERE k.mode = $mode
     ORDER BY s.attention_id, k.kind, k.kernel_id, s.start_ns
 )
 SELECT
