@@ -1,7 +1,9 @@
 """The data the diagnose rules share, set up once per profile and time window in the `_diag` schema.
 
-The GPU operations are materialized once (`_diag.gpu_ops`) so that every rule reads them from memory
-instead of re-scanning the SQLite file.
+The GPU operations of the window are a view (`_diag.gpu_ops`) over the profile's (cached) tables, so nothing per
+operation stays in memory; their spans per process/device are computed once (`_diag.spans`), and one pass over
+them in start order (sweep.py) finds the idle gaps and busy times that four rules read (`_diag.gaps`,
+`_diag.busy_at`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import sql_files
+from .sweep import sweep
 
 if TYPE_CHECKING:
     from ..profile import Profile
@@ -28,16 +31,19 @@ class Window:
         return {"from_ns": self.from_ns, "to_ns": self.to_ns}
 
 
-def prepare(profile: Profile, window: Window, graphs: bool = True) -> None:
-    """Create (or refresh) the `_diag` views, macros and the `_diag.gpu_ops` table for `window` (`graphs`: whole
-    CUDA graph executions count as GPU work; nsys analyze leaves them out)."""
+def prepare(profile: Profile, window: Window, graphs: bool = True, min_gap_ns: int = 0, chunks: int = 30) -> None:
+    """Create (or refresh) the `_diag` views, macros and tables for `window` (`graphs`: whole CUDA graph
+    executions count as GPU work; nsys analyze leaves them out). `_diag.gaps` keeps the idle gaps of at least
+    `min_gap_ns` (the shortest any rule run reads); `_diag.busy_at` the busy times the rules read on a grid of
+    `chunks` chunks."""
     if not _has_schema(profile):
         profile.sql("CREATE SCHEMA _diag")
         profile.sql(f"CREATE VIEW _diag.copy_calls AS {_body('_copy_calls')}")
-    ops = sql_files.inline_params(_body("_gpu_ops"), {**window.params(), "graphs": graphs})
-    profile.sql(f"CREATE OR REPLACE TABLE _diag.gpu_ops AS {ops}")
+    params = {**window.params(), "graphs": graphs}
+    for kind, name in (("VIEW", "window_ops"), ("TABLE", "spans"), ("VIEW", "gpu_ops"), ("VIEW", "copies")):
+        profile.sql(f"CREATE OR REPLACE {kind} _diag.{name} AS {sql_files.inline_params(_body('_' + name), params)}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {_body('_chunks')}")
-    profile.sql(f"CREATE OR REPLACE MACRO _diag.busy_islands(kernels_only) AS TABLE {_body('_busy_islands')}")
+    sweep(profile, min_gap_ns, chunks)
 
 
 def _has_schema(profile: Profile) -> bool:

@@ -68,7 +68,7 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
     if window.from_ns > window.to_ns:
         raise UsageError("the start time cannot be later than the end time")
     window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range, warmup_steps)
-    prepare(profile, window, graphs)
+    prepare(profile, window, graphs, _min_gap_ns(rules, nsys_options, thresholds), thresholds.chunks)
     _require_cuda_data(profile, window, about)
     report = DiagnoseReport(range=scope, window={**about, **window.params()}, rules=tuple(rules),
                             graphs=_graphs_note(profile, graphs))
@@ -95,6 +95,13 @@ def _window(profile: Profile, window: Window, range_name: str | None, scope: str
     if steady.from_ns is None:
         return window, {"kind": "all", "text": steady.text}, None
     return Window(steady.from_ns, steady.to_ns), {"kind": "steady", "text": steady.text}, None
+
+
+def _min_gap_ns(rules: tuple[str, ...], nsys_options: NsysOptions, thresholds: Thresholds) -> int:
+    """The shortest idle gap a rule to run reads: gpu_gaps' (exclusive) threshold, gpu_starved's minimum."""
+    floors = [nsys_options.gap_ms * 1_000_000 + 1] if "gpu_gaps" in rules else []
+    floors += [round(thresholds.min_gap_us * 1000)] if "gpu_starved" in rules else []
+    return min(floors, default=1)
 
 
 def _graphs_note(profile: Profile, graphs: bool) -> str | None:

@@ -1,6 +1,6 @@
 -- _chunks: each process/device's GPU span (first start to last end of its GPU operations) cut into $chunks
--- equal chunks, the time grid of the beyond-nsys rules; as a table macro diag_chunks(chunks).
--- Needs: _diag.gpu_ops.
+-- equal chunks, the time grid of the beyond-nsys rules; as a table macro _diag.chunks(chunks).
+-- Needs: _diag.spans.
 SELECT
     s.pid,                                          -- process
     s.device,                                       -- CUDA device id
@@ -10,10 +10,8 @@ SELECT
     s.start_ns AS span_start_ns,                    -- first GPU operation start of the pid/device (ns)
     s.chunk_ns                                      -- chunk length (ns)
 FROM (
-    SELECT pid, device, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
-           CAST(ceil((max(end_ns) - min(start_ns)) / chunks) AS BIGINT) AS chunk_ns
-    FROM _diag.gpu_ops
-    GROUP BY pid, device
-    HAVING max(end_ns) > min(start_ns)
+    SELECT pid, device, start_ns, end_ns, CAST(ceil((end_ns - start_ns) / chunks) AS BIGINT) AS chunk_ns
+    FROM _diag.spans
+    WHERE end_ns > start_ns
 ) AS s, range(0, chunks) AS c(i)
 WHERE s.start_ns + c.i * s.chunk_ns < s.end_ns

@@ -2,17 +2,13 @@
 -- end with a kernel, split by when that kernel's launch call started: after the GPU went idle (`late`: the
 -- CPU had not asked for work yet, the GPU was starved) or before (`pending`: the work was queued and waited
 -- for something else). Gaps whose call is not traced count as neither.
--- Needs: _diag.gpu_ops, cuda_api.
+-- Needs: _diag.gaps (sweep.py: gaps before each operation, profiling overhead included, work 2), cuda_api.
 -- Params: $min_gap_ns: shortest idle gap considered (ns).
 WITH
-    ordered AS (
-        SELECT start_ns, pid, device, op, correlation_id,
-               max(end_ns) OVER (PARTITION BY pid, device ORDER BY start_ns
-                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS idle_from_ns
-        FROM _diag.gpu_ops
-    ),
     gaps AS (
-        SELECT * FROM ordered WHERE op <> 'overhead' AND start_ns - idle_from_ns >= $min_gap_ns
+        SELECT pid, device, start_ns AS idle_from_ns, end_ns AS start_ns, nullif(correlation_id, -1) AS correlation_id
+        FROM _diag.gaps
+        WHERE work <> 2 AND end_ns - start_ns >= $min_gap_ns
     )
 SELECT
     g.pid,                                   -- process

@@ -2,15 +2,15 @@
 -- = `nsys analyze --rule gpu_time_util`. The span (first start to last end) is cut into $chunks equal chunks
 -- (ceil-rounded length); a chunk's in-use % sums the overlap of every operation, so concurrent streams may
 -- add up past 100. Consecutive low chunks are merged with their length-weighted average.
--- Operations are cut at chunk boundaries by unnesting the chunks they cover (no interval join).
+-- Operations are cut at chunk boundaries: each in its first chunk, the few over several chunks in the others by
+-- unnesting them (no interval join).
 -- Needs: _diag.gpu_ops.
 -- Params: $chunks (1..1000); $threshold_pct: report chunks below this in-use %; $rows: row limit (NULL: all).
 WITH
     span AS (
-        SELECT pid, device, any_value(context) AS context, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
-               ceil(CAST(max(end_ns) - min(start_ns) AS DOUBLE) / $chunks) AS chunk_ns
-        FROM _diag.gpu_ops
-        GROUP BY pid, device
+        SELECT pid, device, context, start_ns, end_ns,
+               ceil(CAST(end_ns - start_ns AS DOUBLE) / $chunks) AS chunk_ns
+        FROM _diag.spans
     ),
     chunks AS (
         SELECT s.pid, s.device, s.context, c.i AS chunk,
@@ -19,12 +19,19 @@ WITH
         FROM span AS s, range(0, $chunks) AS c(i)
         WHERE s.start_ns + c.i * s.chunk_ns < least(s.start_ns + c.i * s.chunk_ns + s.chunk_ns, s.end_ns)
     ),
-    pieces AS (
+    pieces AS (  -- each operation once per chunk it covers: its first chunk, and (a few) the others by unnest
         SELECT o.pid, o.device, o.start_ns, o.end_ns,
-               unnest(range(CAST(floor((o.start_ns - s.start_ns) / s.chunk_ns) AS BIGINT),
+               CAST(floor((o.start_ns - s.start_ns) / s.chunk_ns) AS BIGINT) AS chunk
+        FROM _diag.gpu_ops AS o
+        JOIN span AS s ON s.pid = o.pid AND s.device = o.device AND s.chunk_ns > 0
+        WHERE ceil((o.end_ns - s.start_ns) / s.chunk_ns) > floor((o.start_ns - s.start_ns) / s.chunk_ns)
+        UNION ALL
+        SELECT o.pid, o.device, o.start_ns, o.end_ns,
+               unnest(range(CAST(floor((o.start_ns - s.start_ns) / s.chunk_ns) AS BIGINT) + 1,
                             CAST(ceil((o.end_ns - s.start_ns) / s.chunk_ns) AS BIGINT))) AS chunk
         FROM _diag.gpu_ops AS o
         JOIN span AS s ON s.pid = o.pid AND s.device = o.device AND s.chunk_ns > 0
+        WHERE ceil((o.end_ns - s.start_ns) / s.chunk_ns) - floor((o.start_ns - s.start_ns) / s.chunk_ns) > 1
     ),
     busy AS (
         SELECT c.pid, c.device, c.chunk,

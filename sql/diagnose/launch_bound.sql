@@ -13,21 +13,34 @@ WITH
         FROM _diag.gpu_ops AS o
         LEFT JOIN launches AS l ON l.correlation_id = o.correlation_id AND l.pid = o.pid
         WHERE o.op = 'kernel'
+    ),
+    grid AS (SELECT DISTINCT pid, device, span_start_ns, chunk_ns FROM _diag.chunks($chunks)),
+    per_chunk AS (  -- summed per chunk number first, then joined to the chunks (an equi-join on 30 rows)
+        SELECT k.pid, k.device, (k.start_ns - g.span_start_ns) // g.chunk_ns AS chunk,
+            count(*) AS kernels,
+            sum(k.duration_ns) AS kernel_ns,
+            count(*) FILTER (WHERE k.duration_ns < $short_ns) AS short_kernels,
+            coalesce(sum(k.duration_ns) FILTER (WHERE k.duration_ns < $short_ns), 0) AS short_kernel_ns,
+            count(k.launch_ns) AS launched,
+            count(*) FILTER (WHERE k.duration_ns < k.launch_ns) AS shorter_than_launch,
+            coalesce(sum(k.launch_ns - k.duration_ns) FILTER (WHERE k.duration_ns < k.launch_ns), 0) AS launch_excess_ns
+        FROM k
+        JOIN grid AS g ON g.pid = k.pid AND g.device = k.device
+        GROUP BY ALL
     )
 SELECT
     c.pid,                                                          -- process
     c.device,                                                       -- CUDA device id
     c.chunk_start_ns,                                               -- chunk start (ns)
     c.chunk_end_ns,                                                 -- chunk end (ns)
-    count(*) AS kernels,                                            -- kernels starting in the chunk
-    sum(k.duration_ns) AS kernel_ns,                                -- their GPU time (ns)
-    count(*) FILTER (WHERE k.duration_ns < $short_ns) AS short_kernels, -- kernels shorter than $short_ns
-    coalesce(sum(k.duration_ns) FILTER (WHERE k.duration_ns < $short_ns), 0) AS short_kernel_ns, -- their time (ns)
-    count(k.launch_ns) AS launched,                                 -- kernels whose launch call is traced
-    count(*) FILTER (WHERE k.duration_ns < k.launch_ns) AS shorter_than_launch, -- kernels shorter than their launch call
-    coalesce(sum(k.launch_ns - k.duration_ns) FILTER (WHERE k.duration_ns < k.launch_ns), 0) AS launch_excess_ns -- launch time beyond their run time (ns)
-FROM k
-JOIN _diag.chunks($chunks) AS c
-  ON c.pid = k.pid AND c.device = k.device AND c.chunk = (k.start_ns - c.span_start_ns) // c.chunk_ns
+    sum(p.kernels) AS kernels,                                      -- kernels starting in the chunk
+    sum(p.kernel_ns) AS kernel_ns,                                  -- their GPU time (ns)
+    sum(p.short_kernels) AS short_kernels,                          -- kernels shorter than $short_ns
+    sum(p.short_kernel_ns) AS short_kernel_ns,                      -- their time (ns)
+    sum(p.launched) AS launched,                                    -- kernels whose launch call is traced
+    sum(p.shorter_than_launch) AS shorter_than_launch,              -- kernels shorter than their launch call
+    sum(p.launch_excess_ns) AS launch_excess_ns                     -- launch time beyond their run time (ns)
+FROM per_chunk AS p
+JOIN _diag.chunks($chunks) AS c ON c.pid = p.pid AND c.device = p.device AND c.chunk = p.chunk
 GROUP BY c.pid, c.device, c.chunk_start_ns, c.chunk_end_ns
 ORDER BY c.pid, c.device, c.chunk_start_ns

@@ -1,0 +1,191 @@
+"""One pass over every GPU operation of the window, in start order per process/device, that finds what several
+rules share: the idle gaps (`_diag.gaps`) and the busy time of the merged operations up to given times
+(`_diag.busy_at`).
+
+A gap runs from the latest end of the operations started so far to the next start. An island is a stretch where
+some operation runs (streams merged): it starts where an operation starts after every earlier one has ended, and
+ends at the latest end before the next island starts. Both need a running maximum of end times in start order,
+which a SQL window computes with a segment tree per aggregate (about a second per column on 3 M operations, and
+the islands, one per operation when nothing overlaps, filled memory); here it is one `numpy.maximum.accumulate`
+per batch with the state carried from batch to batch, and of the islands only their busy time up to the times the
+rules ask about (`_busy_queries.sql`) is kept. Memory is bounded by the batch size and the rows kept.
+
+busy(t), the busy time of the islands before t, is `busy_before + min(t, end) - start` of the last island that
+starts at or before t (0 before the first): a time is answered once the island after it has started.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .. import sql_files
+
+if TYPE_CHECKING:
+    from ..profile import Profile
+
+VECTORS_PER_BATCH = 128  # DuckDB vectors of 2,048 rows: about 260,000 operations per batch
+NONE = -(2**63)  # "no operation yet" in a running maximum
+KERNEL_WORK, OVERHEAD = 1, 2  # the `work` codes of sql/diagnose/_sweep_ops.sql (0: a copy or memset)
+GAP_COLUMNS = ("pid", "device", "start_ns", "end_ns", "context", "correlation_id", "work")
+BUSY_COLUMNS = ("kernels", "pid", "device", "t", "busy_ns")
+
+
+@dataclass
+class _Busy:
+    """The islands of one kind of work (every operation but overhead, or kernels and graphs only) of the current
+    process/device, and the times still to answer."""
+
+    kernels_only: bool
+    queries: dict  # (pid, device) -> sorted times
+    max_end: int = NONE  # running maximum of the ends so far
+    open_start: int | None = None  # start of the island not yet closed
+    busy_ns: int = 0  # busy time of the islands closed so far
+    pending: object = None  # times of this process/device not answered yet
+    key: tuple = ()
+    out: list = field(default_factory=list)  # (times, busy) arrays answered
+
+    def start(self, key: tuple[int, int], np) -> None:
+        self.key, self.max_end, self.open_start, self.busy_ns = key, NONE, None, 0
+        self.pending = self.queries.get(key, np.empty(0, dtype=np.int64))
+
+    def add(self, np, start, end) -> None:
+        """Extend the islands with the next operations (in start order) of this kind."""
+        running = np.maximum.accumulate(end)
+        before = np.empty_like(end)  # the latest end of the operations before each one
+        before[0] = self.max_end
+        np.maximum(running[:-1], self.max_end, out=before[1:])
+        first = np.flatnonzero((before == NONE) | (start > before))  # operations that start a new island
+        self.max_end = max(self.max_end, int(running[-1]))
+        if not len(first):
+            return
+        # Each new island closes the one before it: its end is the latest end before the new start.
+        starts = start[first]
+        if self.open_start is None:
+            closed_starts, closed_ends = starts[:-1], before[first][1:]
+        else:
+            closed_starts, closed_ends = np.r_[self.open_start, starts[:-1]], before[first]
+        self.open_start = int(starts[-1])
+        self._answer(np, closed_starts, closed_ends, bound=self.open_start)
+
+    def finish(self, np) -> None:
+        """Close the last island of the process/device and answer every time left."""
+        if self.open_start is not None:
+            self._answer(np, np.array([self.open_start]), np.array([self.max_end]), bound=None)
+        elif len(self.pending):
+            self._answer(np, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), bound=None)
+
+    def _answer(self, np, starts, ends, bound: int | None) -> None:
+        """Record closed islands: answer the pending times before `bound` (None: all), which no later island
+        can reach."""
+        lengths = ends - starts
+        busy_before = self.busy_ns + np.r_[0, np.cumsum(lengths)[:-1]] if len(lengths) else lengths
+        self.busy_ns += int(lengths.sum())
+        times = self.pending if bound is None else self.pending[: np.searchsorted(self.pending, bound, "left")]
+        if len(times):
+            i = np.searchsorted(starts, times, "right") - 1
+            j = np.maximum(i, 0)
+            busy = np.where(i >= 0, busy_before[j] + np.minimum(times, ends[j]) - starts[j], 0) if len(starts) \
+                else np.zeros(len(times), dtype=np.int64)
+            self.out.append((np.full(len(times), self.kernels_only), np.full(len(times), self.key[0]),
+                             np.full(len(times), self.key[1]), times, busy))
+            self.pending = self.pending[len(times):]
+
+
+def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
+    """Create `_diag.gaps` (idle gaps of at least `min_gap_ns` before an operation, with that operation) and
+    `_diag.busy_at` (busy time of the islands, kernels only and all work, at the times of _busy_queries.sql for
+    `chunks` chunks) from `_diag.gpu_ops`."""
+    import numpy as np
+
+    queries = _queries(profile, np, chunks)
+    kinds = (_Busy(False, queries[False]), _Busy(True, queries[True]))
+    gaps: list = []
+    cur = profile.con.cursor()  # its own cursor: the tables are written on `profile.con` once it is read
+    cur.execute(sql_files.read("diagnose", "_sweep_ops").text)
+    key, max_end, max_context = None, NONE, -1
+    while True:
+        batch = cur.fetch_df_chunk(VECTORS_PER_BATCH)
+        if batch.empty:
+            break
+        cols = {c: batch[c].to_numpy() for c in batch.columns}
+        pid, device = cols["pid"], cols["device"]
+        cut = np.flatnonzero((pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
+        for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(pid)]):
+            seg = {c: v[lo:hi] for c, v in cols.items()}
+            this = (int(seg["pid"][0]), int(seg["device"][0]))
+            if this != key:
+                if key is not None:
+                    for k in kinds:
+                        k.finish(np)
+                key, max_end, max_context = this, NONE, -1
+                for k in kinds:
+                    k.start(key, np)
+            max_end, max_context = _gaps(np, seg, key, max_end, max_context, min_gap_ns, gaps)
+            work = seg["work"]
+            for k in kinds:
+                member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
+                if member.any():
+                    k.add(np, seg["start_ns"][member], seg["end_ns"][member])
+    cur.close()
+    if key is not None:
+        for k in kinds:
+            k.finish(np)
+    _store(profile, np, "gaps", gaps, GAP_COLUMNS)
+    _store(profile, np, "busy_at", [part for k in kinds for part in k.out], BUSY_COLUMNS)
+
+
+def _queries(profile: Profile, np, chunks: int) -> dict[bool, dict]:
+    """{kernels_only: {(pid, device): sorted times}} of _busy_queries.sql."""
+    text = sql_files.inline_params(sql_files.read("diagnose", "_busy_queries").text, {"chunks": chunks})
+    data = profile.con.execute(text).fetchnumpy()
+    out: dict[bool, dict] = {False: {}, True: {}}
+    kernels, pid, device, t = (np.asarray(data[c]) for c in ("kernels", "pid", "device", "t"))
+    if not len(t):
+        return out
+    cut = np.flatnonzero((kernels[1:] != kernels[:-1]) | (pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
+    for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(t)]):
+        out[bool(kernels[lo])][(int(pid[lo]), int(device[lo]))] = t[lo:hi].astype(np.int64)
+    return out
+
+
+def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, min_gap_ns: int,
+          out: list) -> tuple[int, int]:
+    """Append the gaps of one batch of one process/device; return the running maximum end and its context."""
+    start, end, context = seg["start_ns"], seg["end_ns"], seg["context"]
+    running = np.maximum.accumulate(end)
+    before = np.empty_like(end)  # the latest end of the operations before each one
+    before[0] = max_end
+    np.maximum(running[:-1], max_end, out=before[1:])
+    hit = np.flatnonzero((before != NONE) & (start - before >= min_gap_ns))
+    if len(hit):
+        # The context of the operation that ended last before the gap: the last one to reach the running maximum
+        # (in this batch), else the one carried from earlier batches.
+        reached = np.maximum.accumulate(np.where(end == running, np.arange(len(end)), -1))
+        prev = np.maximum(hit - 1, 0)
+        from_batch = (hit > 0) & (running[prev] > max_end)
+        ctx = np.where(from_batch, context[reached[prev]], max_context)
+        n = len(hit)
+        out.append((np.full(n, key[0]), np.full(n, key[1]), before[hit], start[hit], ctx,
+                    seg["correlation_id"][hit], seg["work"][hit]))
+    last = int(running[-1])
+    if last > max_end:
+        max_end, max_context = last, int(context[np.flatnonzero(end == last)[-1]])
+    return max_end, max_context
+
+
+def _store(profile: Profile, np, name: str, parts: list, columns: tuple[str, ...]) -> None:
+    """Write the collected arrays as the table _diag.<name>."""
+    import pandas as pd
+
+    if parts:
+        data = {c: np.concatenate([p[i] for p in parts]) for i, c in enumerate(columns)}
+    else:
+        data = {c: np.array([], dtype=bool if c == "kernels" else np.int64) for c in columns}
+    view = f"_diag_sweep_{name}"
+    profile.con.register(view, pd.DataFrame(data))
+    try:
+        casts = ", ".join(f"CAST({c} AS {'BOOLEAN' if c == 'kernels' else 'BIGINT'}) AS {c}" for c in columns)
+        profile.con.execute(f"CREATE OR REPLACE TABLE _diag.{name} AS SELECT {casts} FROM {view}")
+    finally:
+        profile.con.unregister(view)

@@ -1,0 +1,20 @@
+-- _busy_queries: the times at which sweep.py measures busy time (the busy time of the islands before each time):
+-- the start and end of every host<->device copy, on the kernel-only islands (copy_bottleneck: how long a kernel
+-- ran during the copy), and the chunk boundaries, on the islands of all work (gpu_utilization).
+-- Needs: _diag.copies, _diag.chunks(chunks).
+-- Params: $chunks: number of chunks per span.
+SELECT
+    kernels,                                        -- true: kernel-only islands; false: all work
+    pid,                                            -- process
+    device,                                         -- CUDA device id
+    t                                               -- the time (ns)
+FROM (
+    SELECT true AS kernels, pid, device, start_ns AS t FROM _diag.copies
+    UNION
+    SELECT true, pid, device, end_ns FROM _diag.copies
+    UNION
+    SELECT false, pid, device, chunk_start_ns FROM _diag.chunks($chunks)
+    UNION
+    SELECT false, pid, device, chunk_end_ns FROM _diag.chunks($chunks)
+)
+ORDER BY kernels, pid, device, t

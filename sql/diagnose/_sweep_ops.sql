@@ -1,0 +1,15 @@
+-- _sweep_ops: the GPU operations of the window in start order per process/device, the input of the one pass
+-- (nsys_analytics/diagnose/sweep.py) that finds the idle gaps and busy islands. NULL context and correlation id
+-- (profiling overhead) come as -1.
+-- Needs: _diag.gpu_ops.
+SELECT
+    pid,                                            -- process
+    device,                                         -- CUDA device id
+    start_ns,                                       -- operation start (ns)
+    end_ns,                                         -- operation end (ns)
+    coalesce(context, -1) AS context,               -- CUDA context id (-1: none)
+    coalesce(correlation_id, -1) AS correlation_id, -- links to cuda_api.correlation_id (-1: none)
+    CAST(CASE WHEN op IN ('kernel', 'graph') THEN 1 WHEN op = 'overhead' THEN 2 ELSE 0 END AS TINYINT) AS work
+                                                    -- 1 kernel or graph, 0 copy or memset, 2 profiling overhead
+FROM _diag.gpu_ops
+ORDER BY pid, device, start_ns
