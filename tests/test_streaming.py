@@ -49,3 +49,37 @@ def test_sql_and_trace_commands_stream(monkeypatch, tmp_path):
         n = p.sql("SELECT count(*) FROM kernels").rows[0][0]
         assert out.read_text() == render(p.sql(QUERY), "csv")
     assert f"wrote {n} rows" in written.output
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_a_long_result_goes_to_the_file_batch_by_batch(fmt, monkeypatch, tmp_path):
+    from nsys_analytics.result import Result
+
+    monkeypatch.setattr(data_access, "BATCH_ROWS", 7)
+    monkeypatch.setattr(Result, "materialize", lambda self: pytest.fail("the whole result was read into Python"))
+    out = tmp_path / f"q.{fmt}"
+    written = CliRunner().invoke(cli, ["sql", str(TRAIN), QUERY, "--format", fmt, "-o", str(out)])
+    assert written.exit_code == 0, written.output
+    monkeypatch.undo()
+    with nsys_analytics.open(TRAIN) as p:
+        assert out.read_text() == render(p.sql(QUERY), fmt)
+
+
+def test_an_output_that_is_not_a_regular_file_is_written_to_not_replaced(tmp_path):
+    """-o /dev/null or a FIFO must stay what it is: a rename over it would replace a device with a file (tested
+    on a FIFO, so that a failure cannot break this machine's /dev/null)."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    written = CliRunner().invoke(cli, ["sql", str(TRAIN), QUERY, "--format", "csv", "-o", str(fifo)])
+    reader.join(timeout=30)
+    assert written.exit_code == 0, written.output
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    with nsys_analytics.open(TRAIN) as p:
+        assert received == [render(p.sql(QUERY), "csv")]

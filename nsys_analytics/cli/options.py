@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 
 from ..filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
-from ..render import FORMATS, PARQUET, chunks, render, write_parquet
+from ..render import FORMATS, PARQUET, chunks, escape_controls, render, write_parquet
 from ..visual.outputs import check_parquet_output
 from . import many
-from .outputs import deliver
+from .outputs import deliver, replacing
 
 # PROFILES...: one profile as always, or several (files, globs, a folder) read as ranks (cli/many.py).
 PROFILE_ARG = many.profiles_argument()
@@ -41,8 +41,34 @@ def emit(result, fmt: str, output: Path | None, inputs=()) -> None:
         for text in chunks(result, fmt):
             click.echo(text, nl=False)
         return
+    if result.batches is not None and fmt in STREAMED:  # ... or to the file, batch by batch, replaced when done
+        counted = _counting(result)
+        with replacing(Path(output)) as partial, open(partial, "w") as out:
+            for text in chunks(counted, fmt):
+                out.write(text)
+        click.echo(escape_controls(f"wrote {counted.rows_seen[0]} rows to {output}"), err=True)
+        return
     result.materialize()  # a file is written whole through a temporary file (deliver)
     deliver(render(result, fmt), fmt, output, f"{len(result.rows)} rows")
+
+
+STREAMED = ("csv", "json")  # the formats written a batch at a time (render.chunks)
+
+
+def _counting(result):
+    """A copy of a streamed result that counts the rows its batches hand out (in `rows_seen[0]`)."""
+    from dataclasses import replace
+
+    seen = [0]
+
+    def batches():
+        for batch in result.batches:
+            seen[0] += len(batch)
+            yield batch
+
+    counted = replace(result, batches=batches())
+    counted.rows_seen = seen
+    return counted
 
 
 GRAPHS_OPTION = click.option(

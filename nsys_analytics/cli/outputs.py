@@ -70,10 +70,14 @@ def check_output(output: Path, inputs: list[Path]) -> None:
 @contextmanager
 def replacing(path: Path) -> Iterator[Path]:
     """A temporary file beside `path` (same suffix) that replaces `path` when the block succeeds. A symbolic link
-    is followed: its target is replaced, the link stays."""
+    is followed: its target is replaced, the link stays. A path that is not a regular file (/dev/null, a FIFO) is
+    written to directly: renaming over it would replace a device with a file."""
     path = Path(path)
     check_output(path, source.inputs())
     target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO, a terminal: written to, never replaced
+        yield target
+        return
     try:
         fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=f".partial{target.suffix}", dir=target.parent)
     except OSError as e:
