@@ -101,8 +101,9 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
     queries = _queries(profile, np, chunks)
     kinds = (_Busy(False, queries[False]), _Busy(True, queries[True]))
     gaps: list = []
-    cur = profile.con.cursor()  # its own cursor: the tables are written on `profile.con` once it is read
-    cur.execute(sql_files.read("diagnose", "_sweep_ops").text)
+    # The profile's own connection (a cursor would not see an arrowdir export's registered tables); nothing else
+    # runs on it until every batch is read, then the tables are written.
+    cur = profile.con.execute(sql_files.read("diagnose", "_sweep_ops").text)
     key, max_end, max_context = None, NONE, -1
     while True:
         batch = cur.fetch_df_chunk(VECTORS_PER_BATCH)
@@ -127,7 +128,6 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
                 member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
                 if member.any():
                     k.add(np, seg["start_ns"][member], seg["end_ns"][member])
-    cur.close()
     if key is not None:
         for k in kinds:
             k.finish(np)
