@@ -1,5 +1,6 @@
 """diagnose's one pass (diagnose/sweep.py) against brute force on a profile of many overlapping operations, read in
-batches of 2,048 so that the state carried from batch to batch is exercised."""
+batches of 2,048 and time slices of about 3,000 so that the state carried from batch to batch and slice to slice
+is exercised."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ def test_sweep_matches_brute_force(tmp_path, monkeypatch, seed):
               for i, s in enumerate(copy_starts)]
     path = write_profile(tmp_path / "p.sqlite", kernels, [], copies)
     monkeypatch.setattr(sweep, "VECTORS_PER_BATCH", 1)
+    monkeypatch.setattr(sweep, "SLICE_ROWS", 3_000)
     with nsys_analytics.open(path) as p:
         data.prepare(p, data.Window(), True, min_gap_ns=1, chunks=7)
         gaps = set(p.sql("SELECT start_ns, end_ns, correlation_id FROM _diag.gaps").rows)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..profile import Profile
 
 VECTORS_PER_BATCH = 128  # DuckDB vectors of 2,048 rows: about 260,000 operations per batch
+SLICE_ROWS = 2_000_000  # operations DuckDB sorts at once (about 100 MB)
 NONE = -(2**63)  # "no operation yet" in a running maximum
 KERNEL_WORK, OVERHEAD = 1, 2  # the `work` codes of sql/diagnose/_sweep_ops.sql (0: a copy or memset)
 GAP_COLUMNS = ("pid", "device", "start_ns", "end_ns", "context", "correlation_id", "work")
@@ -95,44 +96,63 @@ class _Busy:
 def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
     """Create `_diag.gaps` (idle gaps of at least `min_gap_ns` before an operation, with that operation) and
     `_diag.busy_at` (busy time of the islands, kernels only and all work, at the times of _busy_queries.sql for
-    `chunks` chunks) from `_diag.gpu_ops`."""
+    `chunks` chunks) from `_diag.gpu_ops`, reading the operations in time slices of about SLICE_ROWS (DuckDB
+    sorts one slice at a time; each process/device's state goes on from slice to slice)."""
     import numpy as np
 
     queries = _queries(profile, np, chunks)
-    kinds = (_Busy(False, queries[False]), _Busy(True, queries[True]))
+    states: dict[tuple[int, int], _State] = {}
     gaps: list = []
-    # The profile's own connection (a cursor would not see an arrowdir export's registered tables); nothing else
-    # runs on it until every batch is read, then the tables are written.
-    cur = profile.con.execute(sql_files.read("diagnose", "_sweep_ops").text)
-    key, max_end, max_context = None, NONE, -1
-    while True:
-        batch = cur.fetch_df_chunk(VECTORS_PER_BATCH)
-        if batch.empty:
-            break
-        cols = {c: batch[c].to_numpy() for c in batch.columns}
-        pid, device = cols["pid"], cols["device"]
-        cut = np.flatnonzero((pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
-        for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(pid)]):
-            seg = {c: v[lo:hi] for c, v in cols.items()}
-            this = (int(seg["pid"][0]), int(seg["device"][0]))
-            if this != key:
-                if key is not None:
-                    for k in kinds:
-                        k.finish(np)
-                key, max_end, max_context = this, NONE, -1
-                for k in kinds:
-                    k.start(key, np)
-            max_end, max_context = _gaps(np, seg, key, max_end, max_context, min_gap_ns, gaps)
-            work = seg["work"]
-            for k in kinds:
-                member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
-                if member.any():
-                    k.add(np, seg["start_ns"][member], seg["end_ns"][member])
-    if key is not None:
-        for k in kinds:
+    for lo, hi in _slices(profile):
+        # The profile's own connection (a cursor would not see an arrowdir export's registered tables); nothing
+        # else runs on it until every batch of the slice is read.
+        text = sql_files.inline_params(sql_files.read("diagnose", "_sweep_ops").text, {"lo": lo, "hi": hi})
+        cur = profile.con.execute(text)
+        while True:
+            batch = cur.fetch_df_chunk(VECTORS_PER_BATCH)
+            if batch.empty:
+                break
+            cols = {c: batch[c].to_numpy() for c in batch.columns}
+            pid, device = cols["pid"], cols["device"]
+            cut = np.flatnonzero((pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
+            for a, b in zip(np.r_[0, cut], np.r_[cut, len(pid)]):
+                seg = {c: v[a:b] for c, v in cols.items()}
+                key = (int(seg["pid"][0]), int(seg["device"][0]))
+                state = states.get(key)
+                if state is None:
+                    state = states[key] = _State(key, queries, np)
+                state.max_end, state.max_context = _gaps(np, seg, key, state.max_end, state.max_context,
+                                                         min_gap_ns, gaps)
+                work = seg["work"]
+                for k in state.kinds:
+                    member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
+                    if member.any():
+                        k.add(np, seg["start_ns"][member], seg["end_ns"][member])
+    for state in states.values():
+        for k in state.kinds:
             k.finish(np)
     _store(profile, np, "gaps", gaps, GAP_COLUMNS)
-    _store(profile, np, "busy_at", [part for k in kinds for part in k.out], BUSY_COLUMNS)
+    _store(profile, np, "busy_at", [part for s in states.values() for k in s.kinds for part in k.out], BUSY_COLUMNS)
+
+
+class _State:
+    """What the pass carries for one process/device: the latest end so far (and its context), and its islands."""
+
+    def __init__(self, key: tuple[int, int], queries: dict, np):
+        self.max_end, self.max_context = NONE, -1
+        self.kinds = (_Busy(False, queries[False]), _Busy(True, queries[True]))
+        for k in self.kinds:
+            k.start(key, np)
+
+
+def _slices(profile: Profile) -> list[tuple[int, int]]:
+    """Time slices [lo, hi) of the operations' starts holding about SLICE_ROWS operations each (evenly cut)."""
+    lo, hi, n = profile.con.execute("SELECT min(start_ns), max(start_ns), count(*) FROM _diag.gpu_ops").fetchone()
+    if not n:
+        return []
+    parts = max(1, -(-n // SLICE_ROWS))
+    step = -(-(hi + 1 - lo) // parts)
+    return [(lo + i * step, min(lo + (i + 1) * step, hi + 1)) for i in range(parts)]
 
 
 def _queries(profile: Profile, np, chunks: int) -> dict[bool, dict]:

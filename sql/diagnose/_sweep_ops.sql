@@ -1,7 +1,8 @@
 -- _sweep_ops: the GPU operations of the window in start order per process/device, the input of the one pass
 -- (nsys_analytics/diagnose/sweep.py) that finds the idle gaps and busy islands. NULL context and correlation id
--- (profiling overhead) come as -1.
+-- (profiling overhead) come as -1. One time slice at a time: DuckDB sorts only that slice.
 -- Needs: _diag.gpu_ops.
+-- Params: $lo, $hi: the operations starting in [lo, hi).
 SELECT
     pid,                                            -- process
     device,                                         -- CUDA device id
@@ -12,4 +13,5 @@ SELECT
     CAST(CASE WHEN op IN ('kernel', 'graph') THEN 1 WHEN op = 'overhead' THEN 2 ELSE 0 END AS TINYINT) AS work
                                                     -- 1 kernel or graph, 0 copy or memset, 2 profiling overhead
 FROM _diag.gpu_ops
+WHERE start_ns >= $lo AND start_ns < $hi
 ORDER BY pid, device, start_ns
