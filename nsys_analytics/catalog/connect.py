@@ -129,8 +129,6 @@ class Catalog:
             raise CatalogError(f"catalog {self.name}: {_NONE_YET}")
         if found != SCHEMA_VERSION:
             self.write(self._create_or_migrate)
-        if self.is_sqlite:
-            self._wal()
 
     def _create_or_migrate(self, conn: Connection) -> None:
         """No tables: create them (version SCHEMA_VERSION); an older version: migrate; a newer one: refuse."""
@@ -149,20 +147,6 @@ class Catalog:
         if found < SCHEMA_VERSION:
             conn.execute(catalog_meta.update().where(catalog_meta.c.key == "schema_version")
                          .values(value=str(SCHEMA_VERSION)))
-
-    def _wal(self) -> None:
-        """WAL journal (readers never block the writer, nor it them), set once the file is known to be a catalog:
-        never on a file that is not one. On the driver's own connection, outside any transaction."""
-        raw = self.engine.raw_connection()
-        try:
-            cursor = raw.cursor()
-            if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.close()
-        except self.engine.dialect.loaded_dbapi.Error as e:  # a raw connection raises the driver's own errors
-            raise CatalogError(scrub(f"catalog {self.name}: {e}", self.url)) from None
-        finally:
-            raw.close()
 
     def _version(self, conn: Connection) -> int | None:
         """The catalog's schema version; None where there are no tables yet. An SQLite file holding other tables
@@ -191,11 +175,17 @@ class Catalog:
                 raise self.error(e) from None
 
     def read(self, work: Callable[[Connection], T]) -> T:
-        try:
-            with self._connection(write=False) as conn, conn.begin():
-                return work(conn)
-        except DBAPIError as e:
-            raise self.error(e) from None
+        """Run `work(conn)` in one read transaction, retried like `write` on a lock conflict (a reader can meet
+        one while another process sets up a new catalog's WAL files)."""
+        for attempt in range(_RETRIES):
+            try:
+                with self._connection(write=False) as conn, conn.begin():
+                    return work(conn)
+            except DBAPIError as e:
+                if attempt + 1 < _RETRIES and _transient(e):
+                    time.sleep(0.05 * 2 ** attempt * (1 + random.random()))
+                    continue
+                raise self.error(e) from None
 
     @contextmanager
     def _connection(self, write: bool):
@@ -251,6 +241,9 @@ def _sqlite_engine(url: URL) -> Engine:
         dbapi_connection.isolation_level = None  # transactions are begun below, not by the driver
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA busy_timeout = 60000")
+        # Readers never block the writer, nor it them. Set on every connection, as it must be before any
+        # transaction; a file of other tables never gets here (Catalog._check_file refuses it first).
+        cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
