@@ -6,51 +6,27 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from . import cache, columnar, database, progress, schema_objects, source, sql_files
+from . import bad_rows, cache, columnar, database, progress, schema_objects, source, sql_files
+from .bad_rows import KERNEL_TABLE, BadRows
 from .errors import MissingDataError, ProfileError, QueryError, UsageError
 from .filters import unknown_range
 from .raw_schema import RAW_TABLES, compat_select
 from .result import Result
 from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
 
-KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
-VALID_KERNEL = 'start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start'
-
-
-@dataclass(frozen=True)
-class BadRows:
-    """Kernel rows that no duration can come from, left out of every view and report (README: Bad input)."""
-
-    no_end: int = 0  # no start or no end
-    negative: int = 0  # ends before it starts
-    duplicates: int = 0  # repeats an earlier row exactly
-
-    @property
-    def total(self) -> int:
-        return self.no_end + self.negative + self.duplicates
-
-    def note(self) -> str | None:
-        """One line for users, like nsys' SKIPPED, or None when every row is sound."""
-        if not self.total:
-            return None
-        parts = [f"{n:,} {what}" for n, what in ((self.no_end, "without an end"),
-                                                 (self.negative, "ending before its start"),
-                                                 (self.duplicates, "repeating another row exactly")) if n]
-        rows = "row" if self.total == 1 else "rows"
-        return f"SKIPPED {self.total:,} kernel {rows} in every report: {', '.join(parts)}"
-
-
 _UNKNOWN_RANGE = re.compile(r"^Invalid Input Error: unknown NVTX range: (.*)$")
 _NO_RANGES = "Invalid Input Error: the profile has no NVTX ranges"
 _DAMAGE = ("malformed", "not a database", "disk I/O error", "file is not a database")
 BATCH_ROWS = 20_000  # rows per batch of a streamed result
 _ALIAS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A query that reads the export's own tables (`raw.StringIds`): the SQLite file is attached only then.
+_READS_RAW = re.compile(r'(?<![\w$."])"?raw"?\s*\.', re.IGNORECASE)
 
 
 class Profile:
@@ -68,7 +44,11 @@ class Profile:
         self.con = con if con is not None else database.connect()
         self.raw_columns = {} if self.columnar else _raw_columns(self.sqlite_path)
         self._created: set[str] = set()  # views and table macros made so far (main profile: on first use)
-        self.bad_kernel_rows = BadRows()  # kernel rows the views leave out
+        self._compat: set[str] = set()  # compat.<TABLE> views made so far (main profile: on first use)
+        self._raw_attached = False
+        self._bad_rows: BadRows | None = None  # kernel rows the views leave out, known once the kernel table is read
+        # Called with the bad rows' note (one line) when the kernel table is first read and has bad rows.
+        self.on_note: Callable[[str], None] | None = None
         # The columnar cache (docs/cache.md), for the main profile; an attached one or a columnar export is read
         # directly.
         self._cache = cache.reader(self.con, self.sqlite_path, self.raw_columns,
@@ -77,44 +57,110 @@ class Profile:
 
     # -- construction -------------------------------------------------------------------------
     def _build(self, alias: str) -> None:
+        """The main profile gets its compat views, views and macros on the first query that reads them (a cached
+        profile then never attaches the export itself unless a query reads `raw.`); an attached one all at once."""
         catalog = "memory" if alias == "main" else alias
-        raw = "raw" if alias == "main" else f"{alias}_raw"
+        self._raw = "raw" if alias == "main" else f"{alias}_raw"
         if alias != "main":
             self.con.execute(f'ATTACH \':memory:\' AS "{alias}"')
         try:
-            if self.columnar:
-                self.raw_columns = {t: c for t, c in columnar.attach(self.con, self.sqlite_path, raw).items()
-                                    if t in RAW_TABLES}
-            else:
-                database.attach_sqlite(self.con, self.sqlite_path, raw)
-            self._create_views(catalog, raw)
+            if self.columnar or alias != "main" or self._cache.pcache is None:
+                self._attach_raw()
+            self.con.execute(f'CREATE SCHEMA "{catalog}".compat')
+            for macro, args in SCALAR_MACROS.items():  # no table in them: every catalog gets its own
+                body = sql_files.read("macros", macro).text
+                self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS ({body})')
+            if catalog != "memory":  # an attached profile: its views now; macros bind names in the main catalog only
+                for table in RAW_TABLES:
+                    self._ensure_compat(table, catalog)
+                for view in VIEWS:
+                    self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {schema_objects.body(view)}')
         except duckdb.Error as e:
             raise ProfileError(f"{self.sqlite_path}: cannot be read ({_first_line(e)}); re-export it") from e
 
-    def _create_views(self, catalog: str, raw: str) -> None:
-        self.con.execute(f'CREATE SCHEMA "{catalog}".compat')
-        for table, columns in RAW_TABLES.items():
-            select = self._compat_select(raw, table, columns)
+    def _attach_raw(self) -> None:
+        """The export itself as catalog `raw` (a columnar export: a view per file)."""
+        if self._raw_attached:
+            return
+        if self.columnar:
+            self.raw_columns = {t: c for t, c in columnar.attach(self.con, self.sqlite_path, self._raw).items()
+                                if t in RAW_TABLES}
+        else:
+            database.attach_sqlite(self.con, self.sqlite_path, self._raw)
+        self._raw_attached = True
+
+    def _ensure_compat(self, table: str, catalog: str = "memory") -> None:
+        """compat.<table>: the cache's copy where there is one, else the export's table as the compat layer types
+        it. The kernel table is read without its bad rows (bad_rows.py)."""
+        if table in self._compat:
+            return
+        cached = self._cache.table(table)
+        if cached is not None:
+            select = f"SELECT * FROM {cached}"  # stored typed, and the kernel table without its bad rows
+            if table == KERNEL_TABLE:
+                self._set_bad_rows(self._cache.bad_rows())
+        else:
+            self._attach_raw()
+            select = compat_select(self.raw_columns, self._raw, table, RAW_TABLES[table])
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
-            self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {select}')
-        for macro, args in SCALAR_MACROS.items():  # no table in them: every catalog gets its own
-            body = sql_files.read("macros", macro).text
-            self.con.execute(f'CREATE MACRO "{catalog}".main.{macro}({", ".join(args)}) AS ({body})')
-        if catalog != "memory":  # an attached profile: its views now; macros bind names in the main catalog only
-            for view in VIEWS:
-                self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {schema_objects.body(view)}')
+        self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {select}')
+        self._compat.add(table)
+
+    def _valid_kernels(self, catalog: str, select: str) -> str:
+        """The kernel table without the rows no duration can come from, counted once per version of the file."""
+        self.con.execute(f'CREATE VIEW "{catalog}".compat._all_kernels AS {select}')
+        bad = BadRows()
+        if KERNEL_TABLE in self.raw_columns:
+            def counts() -> dict:
+                with progress.showing(f"checking the kernel rows of {self.path.name} (once)"):
+                    return vars(bad_rows.count(self.con, f'"{catalog}".compat._all_kernels'))
+
+            bad = BadRows(**source.cached_json(self.sqlite_path, "kernel-checks", counts))
+        self._set_bad_rows(bad)
+        return bad_rows.valid_select(f'"{catalog}".compat._all_kernels', bad)
+
+    def _set_bad_rows(self, bad: BadRows) -> None:
+        self._bad_rows = bad
+        if bad.note() and self.on_note is not None:
+            self.on_note(bad.note())
+
+    @property
+    def bad_kernel_rows(self) -> BadRows:
+        """Kernel rows that every view and report leaves out (reads the kernel table once, if not yet read)."""
+        if self._bad_rows is None:
+            self._ensure_objects("SELECT 1 FROM compat.CUPTI_ACTIVITY_KIND_KERNEL")
+        return self._bad_rows or BadRows()
+
+    def prepare(self, query: str) -> None:
+        """Make what `query` reads (for a query run on `con` directly, e.g. to stream it)."""
+        try:
+            self._ensure_objects(query)
+        except duckdb.Error as e:
+            raise self._error(e) from e
 
     def _ensure_objects(self, query: str) -> None:
-        """Create the views and table macros the query names, and what they read, the first time one is needed."""
-        if self.alias == "main":
-            names = sorted(schema_objects.wanted_by(query))
-            plan: dict[str, None] = {}
-            for name in names:
-                self._plan(name, True, plan)
-            self._cache.prepare(query, list(plan), build=not schema_objects.lists_catalog(query))
-            for name in names:
-                self._ensure(name, named=True)
+        """Create the compat views, views and table macros the query reads, and what they read, the first time
+        one is needed; the cache builds what they read that it lacks."""
+        if self.alias != "main":
+            return
+        names = sorted(schema_objects.wanted_by(query))
+        plan: dict[str, None] = {}
+        for name in names:
+            self._plan(name, True, plan)
+        lists = schema_objects.lists_catalog(query)
+        tables = set(RAW_TABLES) if lists else set(cache.tables_named(query))
+        for name in plan:
+            if not self._cache.decodes(name):
+                tables |= cache.tables_named(schema_objects.body(name))
+        if lists or _READS_RAW.search(query):
+            self._attach_raw()
+        self._cache.prepare(sorted(tables - self._compat), [n for n in plan if self._cache.decodes(n)],
+                            build=not lists)
+        for table in sorted(tables):
+            self._ensure_compat(table)
+        for name in names:
+            self._ensure(name, named=True)
 
     def _plan(self, name: str, named: bool, plan: dict[str, None]) -> None:
         """The objects _ensure(name) will create, in `plan` (the cache then builds what they read)."""
@@ -132,6 +178,8 @@ class Profile:
             self._create_object(name, STANDINS[name], replace=True)
             return
         decoded = self._cache.body(name)  # the cache's table of a decoded view: it reads nothing else
+        if decoded is not None and self._bad_rows is None and (bad := self._cache.bad_rows(name)) is not None:
+            self._set_bad_rows(bad)
         for dependency in schema_objects.dependencies()[name] if decoded is None else ():
             self._ensure(dependency, named=False)
         self._create_object(name, decoded or schema_objects.body(name), replace=name in STANDINS)
@@ -144,33 +192,6 @@ class Profile:
             self.con.execute(f"{create} MACRO memory.main.{name}({args}) AS TABLE {body}")
         else:
             self.con.execute(f"{create} VIEW memory.main.{name} AS {body}")
-
-    def _valid_kernels(self, catalog: str, select: str) -> str:
-        """The kernel table without the rows no duration can come from (no end, an end before the start, an exact
-        repeat), counted once per version of the file into `bad_kernel_rows`: every view and report reads kernels
-        through this one."""
-        self.con.execute(f'CREATE VIEW "{catalog}".compat._all_kernels AS {select}')
-        if KERNEL_TABLE in self.raw_columns:
-            counts = source.cached_json(self.sqlite_path, "kernel-checks", lambda: self._count_bad_kernels(catalog))
-            self.bad_kernel_rows = BadRows(**counts)
-        valid = f'SELECT * FROM "{catalog}".compat._all_kernels WHERE {VALID_KERNEL}'
-        if self.bad_kernel_rows.duplicates:
-            columns = ", ".join(f'"{c}"' for c in RAW_TABLES[KERNEL_TABLE] if c != "rowid")
-            valid += f" QUALIFY row_number() OVER (PARTITION BY {columns} ORDER BY rowid) = 1"
-        return valid
-
-    def _count_bad_kernels(self, catalog: str) -> dict[str, int]:
-        def run(name: str) -> tuple:
-            check = sql_files.read("checks", name).text.replace("compat.", f'"{catalog}".compat.')
-            return self.con.execute(check).fetchone()
-
-        with progress.showing(f"checking the kernel rows of {self.path.name} (once)"):
-            no_end, negative, candidates = run("bad_kernel_rows")
-            (duplicates,) = run("kernel_repeats") if candidates else (0,)
-        return {"no_end": no_end, "negative": negative, "duplicates": duplicates}
-
-    def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
-        return compat_select(self.raw_columns, raw, table, columns)
 
     # -- queries ------------------------------------------------------------------------------
     def sql(self, query: str, params: dict[str, Any] | None = None, stream: bool = False) -> Result:

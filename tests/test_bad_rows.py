@@ -91,3 +91,31 @@ def test_api_counts_them(planted):
         assert shortest > 0
         info = json.loads(stdout("info", doctored, "--format", "json"))
         assert info["row_counts"]["kernels"] == p.sql("SELECT count(*) FROM raw.CUPTI_ACTIVITY_KIND_KERNEL").rows[0][0] - 3
+
+
+@pytest.fixture
+def through_cache(monkeypatch, tmp_path):
+    """Every profile read through the columnar cache, which stores the kernel table without its bad rows."""
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+
+
+@pytest.mark.parametrize("args", REPORTS, ids=[" ".join(a[:2]) for a in REPORTS])
+def test_cached_reports_leave_bad_rows_out(planted, through_cache, args):
+    doctored, clean = planted
+    command, *rest = args
+    for _ in ("cold", "warm"):
+        assert stdout(command, doctored, *rest).replace("doctored", "P") == stdout(command, clean, *rest).replace(
+            "clean", "P")
+
+
+def test_the_cache_notes_the_count_cold_and_warm(planted, through_cache):
+    doctored, _ = planted
+    for args in (["kernels"], ["kernels"], ["sql", "SELECT count(*) FROM kernels"]):
+        result = CliRunner().invoke(cli, [args[0], str(doctored), *args[1:], "--format", "csv"])
+        assert result.exit_code == 0, result.output
+        assert result.stderr.strip() == (f"Note: {doctored}: SKIPPED 3 kernel rows in every report: 1 without an "
+                                         "end, 1 ending before its start, 1 repeating another row exactly")
+    with nsys_analytics.open(doctored) as p:
+        assert p.bad_kernel_rows.total == 3
+        assert p._cache.pcache is not None

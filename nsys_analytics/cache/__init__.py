@@ -14,11 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from .folder import cache_dir, disable, enabled
+from .layout import tables_named
 from .reader import CacheReader
 from .store import ProfileCache, clear, entries, evict, for_profile, size_of
 
 __all__ = ["CacheReader", "ProfileCache", "cache_dir", "clear", "disable", "enabled", "entries", "evict",
-           "for_profile", "reader", "size_of"]
+           "for_profile", "reader", "size_of", "tables_named"]
 
 
 def reader(con, sqlite_path: Path, raw_columns: dict[str, set[str]], use: bool = True) -> CacheReader:

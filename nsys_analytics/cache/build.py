@@ -22,7 +22,7 @@ _TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[
 
 def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str, target: Path) -> None:
     """compat.<table> of the export, as the compat layer types it (rows in any order: every query orders its
-    results itself, and ties are broken by explicit keys such as rowid)."""
+    results itself, and ties are broken by explicit keys such as rowid). The kernel table without its bad rows."""
     from .. import database
     from ..raw_schema import RAW_TABLES, compat_select
 
@@ -32,13 +32,34 @@ def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str,
         try:
             database.attach_sqlite(con, sqlite_path, "raw")
             con.execute("CREATE SCHEMA compat")
-            con.execute(f'CREATE TABLE compat."{table}" AS '
-                        f"{compat_select(raw_columns, 'raw', table, RAW_TABLES[table])}")
-            _finish(con, sqlite_path)
+            select = compat_select(raw_columns, "raw", table, RAW_TABLES[table])
+            extra = {}
+            if table == layout.KERNEL_TABLE:
+                extra = _sound_kernels(con, select, table in raw_columns)
+            else:
+                con.execute(f'CREATE TABLE compat."{table}" AS {select}')
+            con.execute("DETACH raw")
+            _finish(con, sqlite_path, extra)
         finally:
             con.close()
         if stat_key(sqlite_path) != before:  # the profile changed while it was read: keep nothing
             raise _Changed()
+
+
+def _sound_kernels(con, select: str, present: bool) -> dict[str, str]:
+    """compat.<kernel table> without the rows no duration can come from (bad_rows.py); return their counts for
+    _cache_meta. Counted on the copy: a columnar scan, not a second read of the export."""
+    from .. import bad_rows
+
+    table = layout.KERNEL_TABLE
+    con.execute(f"CREATE TABLE compat._all_kernels AS {select}")
+    bad = bad_rows.count(con, "compat._all_kernels") if present else bad_rows.BadRows()
+    if bad.total:
+        con.execute(f'CREATE TABLE compat."{table}" AS {bad_rows.valid_select("compat._all_kernels", bad)}')
+        con.execute("DROP TABLE compat._all_kernels")
+    else:
+        con.execute(f'ALTER TABLE compat._all_kernels RENAME TO "{table}"')
+    return {f"bad_{k}": str(v) for k, v in vars(bad).items()}
 
 
 def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
@@ -52,12 +73,18 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
             for table, path in inputs.items():
                 con.execute(f"ATTACH {database._quote(str(path))} AS \"t_{table}\" (READ_ONLY)")
                 con.execute(f'CREATE VIEW compat."{table}" AS SELECT * FROM "t_{table}".compat."{table}"')
+            extra = {}
+            if layout.KERNEL_TABLE in inputs:  # the counts of the kernel rows this view was computed without
+                extra = dict(con.execute(f'SELECT key, value FROM "t_{layout.KERNEL_TABLE}".{layout.META} '
+                                         "WHERE key LIKE 'bad_%'").fetchall())
             for name in layout.views_of(view):
                 con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
             con.execute(f"CREATE SCHEMA {layout.DECODED}")
             con.execute(f"CREATE TABLE {layout.DECODED}.{view} AS SELECT * FROM temp.main.{view}")
             con.execute("DROP SCHEMA compat CASCADE")
-            _finish(con, None)
+            for table in inputs:
+                con.execute(f'DETACH "t_{table}"')
+            _finish(con, None, extra)
         finally:
             con.close()
 
@@ -66,12 +93,13 @@ class _Changed(Exception):
     pass
 
 
-def _finish(con, sqlite_path: Path | None) -> None:
+def _finish(con, sqlite_path: Path | None, extra: dict[str, str]) -> None:
     from ..sql_files import sql_literal
 
     con.execute(f"CREATE TABLE {layout.META} (key VARCHAR, value VARCHAR)")
     # Literals, not bound parameters: DuckDB's first parameter binding imports pandas (a quarter of a second).
-    rows = ", ".join(f"({sql_literal(k)}, {sql_literal(v)})" for k, v in layout.meta_rows(sqlite_path).items())
+    meta = layout.meta_rows(sqlite_path) | extra
+    rows = ", ".join(f"({sql_literal(k)}, {sql_literal(v)})" for k, v in meta.items())
     con.execute(f"INSERT INTO {layout.META} VALUES {rows}")
     con.execute("CHECKPOINT")
 

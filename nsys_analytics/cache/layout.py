@@ -2,7 +2,8 @@
 
 One DuckDB file per part, in the profile's cache folder:
     <TABLE>.duckdb   compat.<TABLE>: a raw table as the compat layer types it (NULL columns and an empty table
-                     where the export lacks them); `rowid` is a column
+                     where the export lacks them); `rowid` is a column. The kernel table is stored without
+                     the rows no duration can come from, their counts in _cache_meta (bad_no_end, ...)
     <VIEW>.duckdb    decoded.<VIEW>: a view that most reports read and that costs a join or a grouping over
                      every event, computed once (pid/tid decoded, names resolved, launching calls joined)
 Each file also has _cache_meta (key, value): the profile it came from and the versions that wrote it.
@@ -16,12 +17,13 @@ import time
 from functools import cache
 from pathlib import Path
 
-FORMAT_VERSION = "2"
+FORMAT_VERSION = "3"
 DECODED = "decoded"
 META = "_cache_meta"
-# Views stored as tables, built the first time a query reads them. Only views that read no kernel: the kernel
-# table's invalid rows are filtered by the profile (profile._valid_kernels), after the cache.
-MATERIALIZED = ("_launch_threads", "cuda_api")
+KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
+# Views stored as tables, built the first time a query reads them. The kernel table is stored without its bad rows
+# (bad_rows.py), so views over it can be stored too.
+MATERIALIZED = ("_launch_threads", "cuda_api", "kernels")
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 

@@ -20,7 +20,7 @@ def open_any(path):
 
 
 def _noted(profile):
-    note = getattr(profile, "bad_kernel_rows", None)
-    if note is not None and note.note():
-        click.echo(escape_controls(f"Note: {profile.path}: {note.note()}"), err=True)
+    """The profile, which says on stderr how many kernel rows it leaves out when it first reads its kernels."""
+    if hasattr(profile, "on_note"):
+        profile.on_note = lambda note: click.echo(escape_controls(f"Note: {profile.path}: {note}"), err=True)
     return profile

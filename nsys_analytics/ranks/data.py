@@ -47,9 +47,10 @@ def _nccl(p) -> pd.DataFrame:
             "(SELECT id FROM strings WHERE value LIKE 'nccl%')").rows[0][0]:
         return _empty_nccl()
     ops = _run(p, "nccl_ops", {})
-    compute = p.con.execute(
-        'SELECT deviceId AS device, start AS start_ns, "end" AS end_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL '
-        "WHERE demangledName NOT IN (SELECT id FROM compat.StringIds WHERE value LIKE 'nccl%')").fetchnumpy()
+    query = ('SELECT deviceId AS device, start AS start_ns, "end" AS end_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL '
+             "WHERE demangledName NOT IN (SELECT id FROM compat.StringIds WHERE value LIKE 'nccl%')")
+    p.prepare(query)  # the compat views it reads (made on first use)
+    compute = p.con.execute(query).fetchnumpy()
     overlap = np.zeros(len(ops), dtype=np.int64)
     for device in ops["device"].unique():  # the time each NCCL kernel ran beside compute kernels of its GPU
         on = np.asarray(compute["device"]) == device
@@ -133,7 +134,9 @@ def _step_gpu_time(p, steps: pd.DataFrame) -> pd.DataFrame:
     columns = ["step", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"]
     if steps.empty:
         return pd.DataFrame(columns=columns)
-    ops = p.con.execute(sql_files.read("ranks", "gpu_ops").text).fetchnumpy()
+    query = sql_files.read("ranks", "gpu_ops").text
+    p.prepare(query)  # the compat views it reads (made on first use)
+    ops = p.con.execute(query).fetchnumpy()
     lo = steps["start_ns"].to_numpy(dtype="int64")
     hi = steps["gpu_end_ns"].to_numpy(dtype="int64")
     ops = {k: np.asarray(v) for k, v in ops.items()}

@@ -1,9 +1,9 @@
 -- active_processes: the processes that ran CUDA work or NVTX ranges, with their names and activity.
 -- Needs: kernels, cuda_api, nvtx_events, processes, threads.
-WITH activity AS (
-    SELECT pid, 1 AS kernels, 0 AS calls, 0 AS ranges FROM kernels
-    UNION ALL SELECT pid, 0, 1, 0 FROM cuda_api
-    UNION ALL SELECT pid, 0, 0, 1 FROM nvtx_events
+WITH activity AS (  -- counted per table first: the union and the joins see one row per process and table
+    SELECT pid, count(*) AS kernels, 0 AS calls, 0 AS ranges FROM kernels GROUP BY pid
+    UNION ALL SELECT pid, 0, count(*), 0 FROM cuda_api GROUP BY pid
+    UNION ALL SELECT pid, 0, 0, count(*) FROM nvtx_events GROUP BY pid
 )
 SELECT
     a.pid,                                     -- process id

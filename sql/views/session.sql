@@ -7,10 +7,9 @@ WITH meta AS (
     UNION ALL
     SELECT name, value FROM compat.EXPORT_META_DATA
 ),
-events AS (
-    SELECT min(start_ns) AS first_ns, max(end_ns) AS last_ns FROM (
-        SELECT start_ns, end_ns FROM kernels UNION ALL SELECT start_ns, end_ns FROM cuda_api
-    )
+events AS (  -- each bound per table: one column scan each, no union of every event
+    SELECT least((SELECT min(start_ns) FROM kernels), (SELECT min(start_ns) FROM cuda_api)) AS first_ns,
+           greatest((SELECT max(end_ns) FROM kernels), (SELECT max(end_ns) FROM cuda_api)) AS last_ns
 )
 SELECT
     (SELECT max(value) FROM meta WHERE name = 'EXPORT_PRODUCT_VERSION') AS nsys_version, -- nsys that exported
