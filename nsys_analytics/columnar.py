@@ -55,12 +55,12 @@ def _quote(text: str) -> str:
 
 def _arrow_table(path: Path):
     """An Arrow IPC file (file or stream format), memory-mapped, with `rowid` 1..n appended."""
-    try:
+    try:  # a dependency of nsys-analytics, imported here only: opening other profiles never pays for it
         import pyarrow as pa
         import pyarrow.ipc as ipc
     except ImportError as e:
-        raise ProfileError(f"{path.parent}: reading an arrowdir export needs pyarrow (pip install pyarrow); "
-                           "or export with `nsys export --type parquetdir`") from e
+        raise ProfileError(f"{path.parent}: reading an arrowdir export needs pyarrow, which is missing; reinstall "
+                           "nsys-analytics (pip install -e .) or export with `nsys export --type parquetdir`") from e
     source = pa.memory_map(str(path), "r")
     try:
         table = ipc.open_file(source).read_all()

@@ -52,7 +52,8 @@ class Profile:
         # The columnar cache (docs/cache.md), for the main profile; an attached one or a columnar export is read
         # directly.
         self._cache = cache.reader(self.con, self.sqlite_path, self.raw_columns,
-                                   use=alias == "main" and not self.columnar)
+                                   use=alias == "main" and not self.columnar,
+                                   decoded=not any(self._where(t) for t in RAW_TABLES))
         self._build(alias)
 
     # -- construction -------------------------------------------------------------------------
@@ -97,15 +98,29 @@ class Profile:
         cached = self._cache.table(table)
         if cached is not None:
             select = f"SELECT * FROM {cached}"  # stored typed, and the kernel table without its bad rows
+            if self._where(table):
+                select += f" WHERE {self._where(table)}"
             if table == KERNEL_TABLE:
                 self._set_bad_rows(self._cache.bad_rows())
         else:
             self._attach_raw()
-            select = compat_select(self.raw_columns, self._raw, table, RAW_TABLES[table])
+            select = self._compat_select(self._raw, table, RAW_TABLES[table])
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
         self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {select}')
         self._compat.add(table)
+
+    def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
+        """The compat layer's SELECT of a raw table of the export (with _where's condition)."""
+        select = compat_select(self.raw_columns, raw, table, columns)
+        if self._where(table) and table in self.raw_columns:
+            select += f" WHERE {self._where(table)}"
+        return select
+
+    def _where(self, table: str) -> str | None:
+        """A condition on the raw table's rows that this profile keeps (None: all; see profile_set.RankProfile).
+        A profile with one keeps no decoded view in the cache: those hold every row."""
+        return None
 
     def _valid_kernels(self, catalog: str, select: str) -> str:
         """The kernel table without the rows no duration can come from, counted once per version of the file."""

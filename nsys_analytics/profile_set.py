@@ -74,12 +74,9 @@ def _rank_profile_class():
             self.pid = int(pid)
             super().__init__(path)
 
-        def _compat_select(self, raw, table, columns):
-            select = super()._compat_select(raw, table, columns)
+        def _where(self, table):
             column = PID_COLUMNS.get(table)
-            if column is None or self.raw_columns.get(table) is None or "WHERE" in select:
-                return select
-            return f'{select} WHERE ("{column}" >> 24) & 16777215 = {self.pid}'
+            return None if column is None else f'("{column}" >> 24) & 16777215 = {self.pid}'
 
         def __repr__(self):
             return f"RankProfile({str(self.path)!r}, pid={self.pid})"

@@ -22,12 +22,15 @@ RANKS = FIXTURES / "ranks"  # multi-rank runs, one folder each (fixtures/README.
 RANK_RUNS = sorted(p.name for p in RANKS.iterdir() if p.is_dir()) if RANKS.is_dir() else []
 
 
-# Oracle tests run three times: reading the SQLite export directly; through the columnar cache (built once per
-# fixture in this session's cache folder, then read); and from a parquetdir folder made from the same export
-# (to_parquetdir below: a conversion of ours, which checks the columnar reader against the SQLite one, not
-# against a folder nsys wrote). Every other test reads directly (fixtures are below the cache's minimum size)
-# and never touches the user's own cache folder.
-CACHE_MODES = ("direct", "cached", "parquetdir")
+# Oracle tests run in five modes: reading the SQLite export directly; through the columnar cache (built once per
+# fixture in this session's cache folder, then read); from a parquetdir folder made from the same export
+# (to_parquetdir below: a conversion of ours, for every fixture); and, for the fixtures that have them, from the
+# folders nsys itself wrote of the same report (`nsys export --type parquetdir` / `arrowdir`:
+# profiles/NAME_parquetdir/, profiles/NAME_arrowdir/; other fixtures' tests in those modes are deselected).
+# Every other test reads directly (fixtures are below the cache's minimum size) and never touches the user's own
+# cache folder.
+NSYS_FORMS = ("parquetdir", "arrowdir")
+CACHE_MODES = ("direct", "cached", "parquetdir", *(f"nsys-{form}" for form in NSYS_FORMS))
 BOTH_CACHE_MODES = ("test_kernels_oracle", "test_nvtx_oracle", "test_diagnose_oracle")
 
 
@@ -68,6 +71,17 @@ def cache_mode(request, monkeypatch, cache_folder, cache_root, parquet_root):
     """'direct', 'cached' or 'parquetdir': how this test's profiles are read. A direct test keeps its own empty
     cache folder (`cache_folder`); the other modes share one, so a profile's cache is built once a session."""
     mode = getattr(request, "param", "direct")
+    if mode.startswith("nsys-"):  # a fixture export is read from the folder nsys wrote of the same report
+        from nsys_analytics import source
+
+        resolve, form = source.resolve, mode.removeprefix("nsys-")
+
+        def written(path):
+            p = Path(path)
+            folder = nsys_folder(p.stem, form)
+            return folder if p.suffix == ".sqlite" and p.parent == PROFILES and folder.is_dir() else resolve(path)
+
+        monkeypatch.setattr(source, "resolve", written)
     if mode == "parquetdir":  # a fixture export is read from its parquetdir twin
         from nsys_analytics import source
 
@@ -101,7 +115,23 @@ def pytest_addoption(parser):
                      help="also compare against the reference exports in ../shared/profiles")
 
 
+def nsys_folder(name: str, form: str) -> Path:
+    """The folder `nsys export --type FORM` wrote of the report behind profiles/NAME.sqlite (may not exist)."""
+    return PROFILES / f"{name}_{form}"
+
+
+def _without_nsys_folder(item) -> bool:
+    """A test in an nsys-parquetdir/arrowdir mode for a profile that has no such folder."""
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    mode = params.get("cache_mode", "")
+    return mode.startswith("nsys-") and not nsys_folder(str(params.get("name")), mode[5:]).is_dir()
+
+
 def pytest_collection_modifyitems(config, items):
+    deselected = [item for item in items if _without_nsys_folder(item)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not _without_nsys_folder(item)]
     if config.getoption("--shared-profiles"):
         return
     skip = pytest.mark.skip(reason="needs --shared-profiles and ../shared/profiles")
@@ -131,6 +161,15 @@ def oracle_csv(profile: Path, report: str) -> Path:
         if c.exists():
             return c
     raise FileNotFoundError(f"no oracle {report} for {profile}")
+
+
+def fixture_oracle(name: str, report: str) -> Path:
+    """The oracle of a project fixture; the test is skipped where nsys was not asked for that report (the
+    gpt_train_cols fixture has the default reports only: fixtures/README.md)."""
+    path = ORACLE / name / f"{name}_{report}.csv"
+    if not path.exists():
+        pytest.skip(f"no `nsys stats` {report} oracle was made for {name} (fixtures/README.md)")
+    return path
 
 
 @cache

@@ -187,3 +187,28 @@ def test_cache_list_info_clear(cached, tmp_path):
     assert len(cache.entries()) == 1
     runner.invoke(cli, ["cache", "clear"])
     assert cache.entries() == []
+
+
+def test_a_rank_of_a_whole_launch_report_reads_its_own_rows_through_the_cache(cached, monkeypatch):
+    """A RankProfile keeps one process of a file: the cached tables are filtered the same way, and the decoded
+    views (which hold every process) are not used for it."""
+    from nsys_analytics.profile_set import ProfileSet
+
+    from .conftest import rank_files
+
+    (whole,) = rank_files("ddp_whole")
+    query = "SELECT count(*), sum(duration_ns), count(DISTINCT pid) FROM kernels"
+    counts = {}
+    for mode in ("direct", "cached", "cached again"):
+        monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1" if mode == "direct" else "0")
+        members = ProfileSet([str(whole)]).members
+        assert len(members) == 2
+        for member in members:
+            with member.open() as p:
+                counts[mode, member.pid] = p.sql(query).rows[0]
+                assert (p._cache.pcache is None) == (mode == "direct")
+    pids = {pid for _, pid in counts}
+    assert len(pids) == 2
+    for pid in pids:
+        assert counts["direct", pid] == counts["cached", pid] == counts["cached again", pid]
+        assert counts["direct", pid][2] == 1

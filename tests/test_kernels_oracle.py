@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 
-from .conftest import FIXTURE_NAMES, PROFILES, oracle_csv, read_csv, shared_profiles
+from .conftest import FIXTURE_NAMES, PROFILES, fixture_oracle, oracle_csv, read_csv, shared_profiles
 
 # (report file suffix, extra CLI options)
 VARIANTS = [
@@ -55,6 +55,7 @@ def tie_groups(rows: list[list[str]]) -> list[list[list[str]]]:
 @pytest.mark.parametrize("report,options", VARIANTS, ids=[v[0] for v in VARIANTS])
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_fixture_matches_nsys(name, report, options):
+    fixture_oracle(name, report)
     assert_same_cells(PROFILES / f"{name}.sqlite", report, options)
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 
-from .conftest import FIXTURE_NAMES, PROFILES, oracle_csv, read_csv, shared_profiles
+from .conftest import FIXTURE_NAMES, PROFILES, fixture_oracle, oracle_csv, read_csv, shared_profiles
 
 # (nsys report, our command line, columns of nsys' sort key: rows with equal keys are compared as a set)
 VARIANTS = [
@@ -56,6 +56,7 @@ def assert_same_cells(profile: Path, report: str, command: list[str], key: tuple
 @pytest.mark.parametrize("report,command,key", VARIANTS, ids=IDS)
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_fixture_matches_nsys(name, report, command, key):
+    fixture_oracle(name, report)
     assert_same_cells(PROFILES / f"{name}.sqlite", report, command, key)
 
 

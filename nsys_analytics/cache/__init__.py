@@ -22,6 +22,8 @@ __all__ = ["CacheReader", "ProfileCache", "cache_dir", "clear", "disable", "enab
            "for_profile", "reader", "size_of", "tables_named"]
 
 
-def reader(con, sqlite_path: Path, raw_columns: dict[str, set[str]], use: bool = True) -> CacheReader:
-    """A CacheReader for a Profile's connection (it reads nothing when `use` is false or there is no cache)."""
-    return CacheReader(con, for_profile(sqlite_path, raw_columns) if use else None)
+def reader(con, sqlite_path: Path, raw_columns: dict[str, set[str]], use: bool = True,
+           decoded: bool = True) -> CacheReader:
+    """A CacheReader for a Profile's connection (it reads nothing when `use` is false or there is no cache;
+    no decoded view unless `decoded`)."""
+    return CacheReader(con, for_profile(sqlite_path, raw_columns) if use else None, decoded)

@@ -23,7 +23,7 @@ META = "_cache_meta"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 # Views stored as tables, built the first time a query reads them. The kernel table is stored without its bad rows
 # (bad_rows.py), so views over it can be stored too.
-MATERIALIZED = ("_launch_threads", "cuda_api", "kernels")
+MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops")
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 

@@ -11,9 +11,10 @@ from .store import ProfileCache
 class CacheReader:
     """The cache files attached to one DuckDB connection for one profile (`pcache` None: no cache)."""
 
-    def __init__(self, con, pcache: ProfileCache | None):
+    def __init__(self, con, pcache: ProfileCache | None, decoded: bool = True):
         self.con = con
         self.pcache = pcache
+        self.decoded = decoded  # False: raw tables only (a profile that keeps some rows of each)
         self.attached: dict[str, str] = {}  # part -> catalog name
 
     def prepare(self, tables, decoded, build: bool = True) -> None:
@@ -53,7 +54,7 @@ class CacheReader:
 
     def decodes(self, name: str) -> bool:
         """Whether the cache stores this view as a table (then what it reads need not be created)."""
-        return self.pcache is not None and name in layout.MATERIALIZED
+        return self.pcache is not None and self.decoded and name in layout.MATERIALIZED
 
     def body(self, name: str) -> str | None:
         """A read of the decoded table for a view the cache holds, else None."""
