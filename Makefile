@@ -39,7 +39,7 @@ bench: setup
 	$(BIN)/python bench/bench_visual.py
 	$(BIN)/python bench/bench_catalog.py
 	$(BIN)/python bench/bench_ranks.py
-	$(BIN)/python bench/bench_cache.py --runs 1
+	$(BIN)/python bench/bench_cache.py --scaling --runs 1
 	$(BIN)/python bench/bench_heavy.py
 
 ## docs-images: small PNGs of the fixture profiles in docs/images/ (a timeline, a breakdown plot, the HTML report)

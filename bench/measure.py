@@ -32,9 +32,10 @@ fd, cmd = int(sys.argv[1]), json.loads(sys.argv[2])
 t0 = time.perf_counter()
 rc = subprocess.call(cmd)
 wall = time.perf_counter() - t0
-kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 with os.fdopen(fd, "w") as out:
-    json.dump({"wall_s": wall, "peak_rss_kib": kib, "returncode": rc}, out)
+    json.dump({"wall_s": wall, "peak_rss_kib": usage.ru_maxrss, "cpu_s": usage.ru_utime + usage.ru_stime,
+               "returncode": rc}, out)
 """
 
 
@@ -44,6 +45,7 @@ class Measurement(TypedDict):
     wall_s: float
     peak_rss_mb: float
     returncode: int
+    cpu_s: float  # user + system CPU time of the command's process tree
 
 
 def measure(
@@ -82,6 +84,7 @@ def measure(
         wall_s=round(raw["wall_s"], 3),
         peak_rss_mb=round(raw["peak_rss_kib"] / 1024, 1),
         returncode=raw["returncode"],
+        cpu_s=round(raw["cpu_s"], 3),
     )
 
 
