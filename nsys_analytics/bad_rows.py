@@ -38,12 +38,15 @@ class BadRows:
         return f"SKIPPED {self.total:,} kernel {rows} in every report: {', '.join(parts)}"
 
 
-def count(con, all_kernels: str) -> BadRows:
-    """The bad rows of `all_kernels` (a table or view with the compat kernel columns, every row)."""
+def count(con, all_kernels: str, exact: bool = True) -> BadRows | None:
+    """The bad rows of `all_kernels` (a table or view with the compat kernel columns, every row). Not `exact`:
+    None where rows may repeat each other (deciding that needs every column; `all_kernels` may lack some)."""
     def run(name: str) -> tuple:
         return con.execute(sql_files.read("checks", name).text.replace("compat._all_kernels", all_kernels)).fetchone()
 
     no_end, negative, candidates = run("bad_kernel_rows")
+    if candidates and not exact:
+        return None
     (duplicates,) = run("kernel_repeats") if candidates else (0,)
     return BadRows(no_end, negative, duplicates)
 

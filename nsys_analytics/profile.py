@@ -95,9 +95,9 @@ class Profile:
         it. The kernel table is read without its bad rows (bad_rows.py)."""
         if table in self._compat:
             return
-        cached = self._cache.table(table)
+        cached = self._cache.select(table)
         if cached is not None:
-            select = f"SELECT * FROM {cached}"  # stored typed, and the kernel table without its bad rows
+            select = cached  # stored typed, and the kernel table without its bad rows
             if self._where(table):
                 select += f" WHERE {self._where(table)}"
             if table == KERNEL_TABLE:
@@ -107,8 +107,17 @@ class Profile:
             select = self._compat_select(self._raw, table, RAW_TABLES[table])
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
-        self.con.execute(f'CREATE VIEW "{catalog}".compat."{table}" AS {select}')
+        self.con.execute(f'CREATE OR REPLACE VIEW "{catalog}".compat."{table}" AS {select}')
         self._compat.add(table)
+
+    def _whole_kernels(self) -> bool:
+        """Put the whole cached kernel table (copied now) behind compat where its core copy was; False if the
+        core copy was not what compat read."""
+        if not self._cache.whole_kernels():
+            return False
+        self._compat.discard(KERNEL_TABLE)
+        self._ensure_compat(KERNEL_TABLE)
+        return True
 
     def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
         """The compat layer's SELECT of a raw table of the export (with _where's condition)."""
@@ -165,13 +174,18 @@ class Profile:
             self._plan(name, True, plan)
         lists = schema_objects.lists_catalog(query)
         tables = set(RAW_TABLES) if lists else set(cache.tables_named(query))
+        # the kernel table's launch columns, named where no projection drops them: the whole table, not its core
+        whole = lists or cache.reads_launch_columns(query)
         for name in plan:
             if not self._cache.decodes(name):
                 tables |= cache.tables_named(schema_objects.body(name))
+                whole = whole or (name not in cache.PROJECTED and cache.reads_launch_columns(schema_objects.body(name)))
         if lists or _READS_RAW.search(query):
             self._attach_raw()
         self._cache.prepare(sorted(tables - self._compat), [n for n in plan if self._cache.decodes(n)],
-                            build=not lists)
+                            build=not lists, whole_kernels=whole)
+        if whole and KERNEL_TABLE in self._compat:
+            self._whole_kernels()
         for table in sorted(tables):
             self._ensure_compat(table)
         for name in names:
@@ -217,7 +231,12 @@ class Profile:
         try:
             self._ensure_objects(query)
             with progress.showing(f"querying {self.path.name}"):
-                cur = self.con.execute(query, params or {})
+                try:
+                    cur = self.con.execute(query, params or {})
+                except duckdb.Error as e:  # it read a launch column of a core kernel copy: again on the whole
+                    if cache.NOT_CACHED not in str(e) or not self._whole_kernels():
+                        raise
+                    cur = self.con.execute(query, params or {})
             if cur.description is None:
                 return Result([], [])
             columns = [d[0] for d in cur.description]

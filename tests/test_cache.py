@@ -58,8 +58,8 @@ def test_first_query_builds_what_it_reads_and_later_ones_read_it(cached):
         p.kernel_summary()
         # kernels reads graph_executions too (kernels --graphs), an empty table in this profile
         assert set(p._cache.attached) == {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "StringIds"}
-    assert parts(cached) - {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE.duckdb"} == {"CUPTI_ACTIVITY_KIND_KERNEL.duckdb",
-                                                                          "StringIds.duckdb"}
+    assert parts(cached) - {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE.duckdb"} == {
+        "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb", "StringIds.duckdb"}  # the kernels without launch columns
     (folder,) = cache.entries()
     built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
     assert kernel_count(TRAIN) == direct_kernel_count(TRAIN)
@@ -212,3 +212,47 @@ def test_a_rank_of_a_whole_launch_report_reads_its_own_rows_through_the_cache(ca
     for pid in pids:
         assert counts["direct", pid] == counts["cached", pid] == counts["cached again", pid]
         assert counts["direct", pid][2] == 1
+
+
+def no_cache_run(*args) -> CliRunner:
+    """A CLI run with --no-cache, which then leaves the cache on again for this process."""
+    result = CliRunner().invoke(cli, ["--no-cache", *map(str, args)])
+    cache.folder._disabled = False
+    return result
+
+
+def test_a_first_kernel_copy_leaves_the_launch_columns_out_until_a_query_reads_one(cached, tmp_path):
+    """`kernels` copies the kernel table without its launch-configuration columns (the core copy); a query that
+    reads one (by-launch-config, `SELECT *`, the Perfetto export) gets the whole table copied, then read by every
+    later query. Each answer equals the export's own."""
+    def csv_of(*args, cache_on=True):
+        result = CliRunner().invoke(cli, [str(a) for a in args]) if cache_on else no_cache_run(*args)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    assert csv_of("kernels", TRAIN, "--format", "csv") == csv_of("kernels", TRAIN, "--format", "csv", cache_on=False)
+    assert parts(cached) >= {"CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb"}
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" not in parts(cached)
+    star = "SELECT * FROM compat.CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid"
+    assert csv_of("sql", TRAIN, star, "--format", "csv") == csv_of("sql", TRAIN, star, "--format", "csv",
+                                                                   cache_on=False)
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)
+    for args in (["kernels", TRAIN, "--by-launch-config", "--format", "csv"], ["kernels", TRAIN, "--format", "csv"]):
+        assert csv_of(*args) == csv_of(*args, cache_on=False)
+    with nsys_analytics.open(TRAIN) as p:
+        p.kernel_summary()
+        assert not p._cache.core  # the whole table, once it is there
+
+
+def test_the_perfetto_export_reads_the_whole_kernel_table(cached, tmp_path):
+    """The export streams its query on the connection itself: the launch columns it names are copied first."""
+    CliRunner().invoke(cli, ["kernels", str(TRAIN)])  # a core copy
+    out = {}
+    for cache_on in (True, False):
+        target = tmp_path / f"t{len(out)}.json"
+        args = ["export", str(TRAIN), "--to", "perfetto", "-o", str(target)]
+        result = CliRunner().invoke(cli, args) if cache_on else no_cache_run(*args)
+        assert result.exit_code == 0, result.output
+        out[cache_on] = sorted(target.read_text().splitlines())  # one event a line, in no set order
+    assert out[True] == out[False]
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)

@@ -14,11 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from .folder import cache_dir, disable, enabled
-from .layout import tables_named
+from .layout import NOT_CACHED, PROJECTED, reads_launch_columns, tables_named
 from .reader import CacheReader
 from .store import ProfileCache, clear, entries, evict, for_profile, size_of
 
-__all__ = ["CacheReader", "ProfileCache", "cache_dir", "clear", "disable", "enabled", "entries", "evict",
+__all__ = ["NOT_CACHED", "PROJECTED", "reads_launch_columns", "CacheReader", "ProfileCache", "cache_dir", "clear", "disable", "enabled", "entries", "evict",
            "for_profile", "reader", "size_of", "tables_named"]
 
 

@@ -20,22 +20,28 @@ from .identity import stat_key
 _TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[.wal]
 
 
-def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str, target: Path) -> None:
+def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str, target: Path,
+                core: bool = False) -> bool:
     """compat.<table> of the export, as the compat layer types it (rows in any order: every query orders its
-    results itself, and ties are broken by explicit keys such as rowid). The kernel table without its bad rows."""
+    results itself, and ties are broken by explicit keys such as rowid). The kernel table without its bad rows;
+    `core`: without its launch-configuration columns (layout.LAUNCH_COLUMNS), unless rows may repeat each other
+    (whether they do is decided on every column): then nothing is built and False returned."""
     from .. import database
     from ..raw_schema import RAW_TABLES, compat_select
 
+    columns = RAW_TABLES[table]
+    if core:
+        columns = {c: t for c, t in columns.items() if c not in layout.LAUNCH_COLUMNS}
     before = stat_key(sqlite_path)
     with _atomic(target, f"caching {table} of {sqlite_path.name} (once)") as tmp:
         con = database.connect(str(tmp))
         try:
             database.attach_sqlite(con, sqlite_path, "raw")
             con.execute("CREATE SCHEMA compat")
-            select = compat_select(raw_columns, "raw", table, RAW_TABLES[table])
+            select = compat_select(raw_columns, "raw", table, columns)
             extra = {}
             if table == layout.KERNEL_TABLE:
-                extra = _sound_kernels(con, select, table in raw_columns)
+                extra = _sound_kernels(con, select, table in raw_columns, core)
             else:
                 con.execute(f'CREATE TABLE compat."{table}" AS {select}')
             con.execute("DETACH raw")
@@ -44,16 +50,19 @@ def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str,
             con.close()
         if stat_key(sqlite_path) != before:  # the profile changed while it was read: keep nothing
             raise _Changed()
+    return target.exists()
 
 
-def _sound_kernels(con, select: str, present: bool) -> dict[str, str]:
+def _sound_kernels(con, select: str, present: bool, core: bool) -> dict[str, str]:
     """compat.<kernel table> without the rows no duration can come from (bad_rows.py); return their counts for
     _cache_meta. Counted on the copy: a columnar scan, not a second read of the export."""
     from .. import bad_rows
 
     table = layout.KERNEL_TABLE
     con.execute(f"CREATE TABLE compat._all_kernels AS {select}")
-    bad = bad_rows.count(con, "compat._all_kernels") if present else bad_rows.BadRows()
+    bad = bad_rows.count(con, "compat._all_kernels", exact=not core) if present else bad_rows.BadRows()
+    if bad is None:
+        raise _Changed()  # rows may repeat, which only every column can tell: the whole table is copied instead
     if bad.total:
         con.execute(f'CREATE TABLE compat."{table}" AS {bad_rows.valid_select("compat._all_kernels", bad)}')
         con.execute("DROP TABLE compat._all_kernels")
@@ -72,7 +81,10 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
             con.execute("CREATE SCHEMA compat")
             for table, path in inputs.items():
                 con.execute(f"ATTACH {database._quote(str(path))} AS \"t_{table}\" (READ_ONLY)")
-                con.execute(f'CREATE VIEW compat."{table}" AS SELECT * FROM "t_{table}".compat."{table}"')
+                select = f'SELECT * FROM "t_{table}".compat."{table}"'
+                if path.name == f"{layout.CORE}.duckdb":  # a core kernel copy: its launch columns are errors
+                    select = layout.core_select(f"t_{table}")
+                con.execute(f'CREATE VIEW compat."{table}" AS {select}')
             extra = {}
             if layout.KERNEL_TABLE in inputs:  # the counts of the kernel rows this view was computed without
                 extra = dict(con.execute(f'SELECT key, value FROM "t_{layout.KERNEL_TABLE}".{layout.META} '

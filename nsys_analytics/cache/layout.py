@@ -17,10 +17,22 @@ import time
 from functools import cache
 from pathlib import Path
 
-FORMAT_VERSION = "3"
+FORMAT_VERSION = "4"
 DECODED = "decoded"
 META = "_cache_meta"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
+# The kernel table's launch-configuration columns: read only by `kernels --by-launch-config`, the kernels view and
+# the timeline, and two thirds of what copying the table decodes. A first copy leaves them out (the part
+# CUPTI_ACTIVITY_KIND_KERNEL.core); a query that reads one of them gets the whole table copied
+# (CUPTI_ACTIVITY_KIND_KERNEL), which every later query then reads.
+LAUNCH_COLUMNS = ("contextId", "launchType", "registersPerThread", "gridX", "gridY", "gridZ", "blockX", "blockY",
+                  "blockZ", "staticSharedMemory", "dynamicSharedMemory", "localMemoryTotal", "graphNodeId", "graphId")
+CORE = f"{KERNEL_TABLE}.core"
+NOT_CACHED = "is not in the core kernel copy of the cache"  # the error a read of a left-out column raises
+_LAUNCH = re.compile(r"\b(" + "|".join(LAUNCH_COLUMNS) + r")\b")
+# Objects that name launch columns but whose queries mostly project them away: they read the core copy, and a
+# query that does read one is run again on the whole table (Profile.sql).
+PROJECTED = ("kernels_in",)
 # Views stored as tables, built the first time a query reads them. The kernel table is stored without its bad rows
 # (bad_rows.py), so views over it can be stored too.
 MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops")
@@ -60,6 +72,28 @@ def tables_of(view: str) -> tuple[str, ...]:
     return tuple(sorted(set().union(*(tables_named(body(v)) for v in views_of(view)))))
 
 
+def reads_launch_columns(sql: str) -> bool:
+    """Whether SQL that reads the kernel table names one of its launch-configuration columns."""
+    return KERNEL_TABLE in tables_named(sql) and bool(_LAUNCH.search(sql))
+
+
+@cache
+def needs_whole_kernels(view: str) -> bool:
+    """Whether a decoded view reads the kernel table's launch-configuration columns."""
+    from ..schema_objects import body
+
+    return any(reads_launch_columns(body(v)) for v in views_of(view))
+
+
+def core_select(alias: str) -> str:
+    """The compat kernel table over a core copy: a launch column is an error when a query reads it."""
+    from ..raw_schema import RAW_TABLES
+
+    cols = [f'CAST(error(\'{c} {NOT_CACHED}\') AS BIGINT) AS "{c}"' if c in LAUNCH_COLUMNS else f'"{c}"'
+            for c in RAW_TABLES[KERNEL_TABLE]]
+    return f'SELECT {", ".join(cols)} FROM "{alias}".compat."{KERNEL_TABLE}"'
+
+
 @cache
 def salt() -> str:
     """Changes whenever a cache's content would: the format, DuckDB, the raw columns, the stored views' SQL."""
@@ -68,7 +102,8 @@ def salt() -> str:
     from ..raw_schema import RAW_TABLES
     from ..schema_objects import body
 
-    h = hashlib.sha256(f"{FORMAT_VERSION}\0{duckdb.__version__}\0{sorted(RAW_TABLES.items())}".encode())
+    h = hashlib.sha256(f"{FORMAT_VERSION}\0{duckdb.__version__}\0{sorted(RAW_TABLES.items())}\0{LAUNCH_COLUMNS}"
+                       .encode())
     for view in MATERIALIZED:
         for name in views_of(view):
             h.update(body(name).encode())

@@ -16,30 +16,47 @@ class CacheReader:
         self.pcache = pcache
         self.decoded = decoded  # False: raw tables only (a profile that keeps some rows of each)
         self.attached: dict[str, str] = {}  # part -> catalog name
+        self.core = False  # the kernel table attached is its core copy (layout.CORE)
 
-    def prepare(self, tables, decoded, build: bool = True) -> None:
+    def prepare(self, tables, decoded, build: bool = True, whole_kernels: bool = False) -> None:
         """Attach the cache files of these raw tables and decoded views (built first where missing, unless not
-        `build`); what cannot be cached is left out: the Profile reads it from the export."""
+        `build`); what cannot be cached is left out: the Profile reads it from the export. The kernel table is
+        its core copy unless `whole_kernels` (or the whole table is cached already)."""
         if self.pcache is None:
             return
         wanted = [p for p in (*sorted(tables), *decoded) if p not in self.attached]
         if not build:
-            wanted = [p for p in wanted if self.pcache.file(p).exists()]
-        for part, path in self.pcache.ensure(wanted).items():
+            wanted = [p for p in wanted if self.pcache.file(p).exists() or (
+                p == layout.KERNEL_TABLE and self.pcache.file(layout.CORE).exists())]
+        for part, path in self.pcache.ensure(wanted, whole_kernels).items():
             self._attach(part, path)
 
     def _attach(self, part: str, path) -> None:
         from ..database import _quote
 
-        alias = f"nsys_cache_{part}"
+        alias = f"nsys_cache_{path.name[: -len('.duckdb')]}".replace(".", "_")
         self.con.execute(f'ATTACH {_quote(str(path))} AS "{alias}" (READ_ONLY)')
         self.attached[part] = alias
+        if part == layout.KERNEL_TABLE:
+            self.core = self.pcache.is_core(path)
 
-    def table(self, name: str) -> str | None:
-        """The cached copy of a raw table (`"catalog".compat."TABLE"`), or None when it is not attached."""
+    def whole_kernels(self) -> bool:
+        """Replace an attached core kernel copy by the whole table (copied now); False if there is none."""
+        if self.pcache is None or not self.core:
+            return False
+        found = self.pcache.ensure([layout.KERNEL_TABLE], whole_kernels=True)
+        if layout.KERNEL_TABLE not in found:
+            return False
+        self._attach(layout.KERNEL_TABLE, found[layout.KERNEL_TABLE])
+        return True
+
+    def select(self, name: str) -> str | None:
+        """A SELECT of the cached copy of a raw table, or None when it is not attached."""
         if name in layout.MATERIALIZED or name not in self.attached:
             return None
-        return f'"{self.attached[name]}".compat."{name}"'
+        if name == layout.KERNEL_TABLE and self.core:
+            return layout.core_select(self.attached[name])
+        return f'SELECT * FROM "{self.attached[name]}".compat."{name}"'
 
     def bad_rows(self, part: str = layout.KERNEL_TABLE) -> BadRows | None:
         """The bad kernel rows the cached kernel table was stored without (its build counted them), from an

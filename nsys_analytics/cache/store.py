@@ -37,14 +37,23 @@ class ProfileCache:
     def file(self, name: str) -> Path:
         return self.folder / f"{name}{SUFFIX}"
 
-    def ensure(self, names) -> dict[str, Path]:
+    def ensure(self, names, whole_kernels: bool = False) -> dict[str, Path]:
         """The cache files of these raw tables and decoded views, built first where missing (those that could
-        not be built are left out: read them from the export)."""
+        not be built are left out: read them from the export). The kernel table's file is its core copy
+        (layout.CORE) unless the whole table is cached already or `whole_kernels` asks for it."""
         found = {}
         for name in names:
-            if not self.broken and (self.file(name).exists() or self._build(name)):
-                found[name] = self.file(name)
+            part = name
+            if name == layout.KERNEL_TABLE and not whole_kernels and not self.file(name).exists():
+                part = layout.CORE
+                if not self.broken and not self.file(part).exists() and not self._build(part):
+                    part = name  # no core copy (rows may repeat): the whole table
+            if not self.broken and (self.file(part).exists() or self._build(part)):
+                found[name] = self.file(part)
         return found
+
+    def is_core(self, path: Path) -> bool:
+        return path == self.file(layout.CORE)
 
     def _build(self, name: str) -> bool:
         from .build import build_decoded, build_table
@@ -52,10 +61,13 @@ class ProfileCache:
         new_folder = not self.folder.exists()
         try:
             if name in layout.MATERIALIZED:
-                inputs = self.ensure(layout.tables_of(name))
-                if len(inputs) < len(layout.tables_of(name)):
+                tables = layout.tables_of(name)
+                inputs = self.ensure(tables, whole_kernels=layout.needs_whole_kernels(name))
+                if len(inputs) < len(tables):
                     return False
                 build_decoded(name, inputs, self.file(name))
+            elif name == layout.CORE:
+                build_table(self.sqlite_path, self.raw_columns, layout.KERNEL_TABLE, self.file(name), core=True)
             else:
                 build_table(self.sqlite_path, self.raw_columns, name, self.file(name))
         except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop the command
