@@ -1,8 +1,15 @@
 -- active_processes: the processes that ran CUDA work or NVTX ranges, with their names and activity.
--- Needs: kernels, cuda_api, nvtx_events, processes, threads.
+-- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.CUPTI_ACTIVITY_KIND_DRIVER,
+-- nvtx_events, processes, threads. Kernels and API calls are counted on their tables (the pid as the kernels and
+-- cuda_api views decode it), without the views' name and launch-thread joins.
 WITH activity AS (  -- counted per table first: the union and the joins see one row per process and table
-    SELECT pid, count(*) AS kernels, 0 AS calls, 0 AS ranges FROM kernels GROUP BY pid
-    UNION ALL SELECT pid, 0, count(*), 0 FROM cuda_api GROUP BY pid
+    SELECT (globalPid >> 24) & 16777215 AS pid, count(*) AS kernels, 0 AS calls, 0 AS ranges
+    FROM compat.CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1
+    UNION ALL
+    SELECT (globalTid >> 24) & 16777215, 0, count(*), 0 FROM (
+        SELECT globalTid FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME
+        UNION ALL SELECT globalTid FROM compat.CUPTI_ACTIVITY_KIND_DRIVER
+    ) GROUP BY 1
     UNION ALL SELECT pid, 0, 0, count(*) FROM nvtx_events GROUP BY pid
 )
 SELECT

@@ -1,7 +1,12 @@
 -- profile_counts: how many rows each normalized event view has.
--- Needs: kernels, cuda_api, nvtx_events, memcpy, memset, syncs, threads, devices.
-SELECT 'kernels' AS view, count(*) AS n_rows FROM kernels    -- view name, and its number of rows
-UNION ALL SELECT 'cuda_api', count(*) FROM cuda_api
+-- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.CUPTI_ACTIVITY_KIND_DRIVER,
+-- nvtx_events, memcpy, memset, graph_executions, syncs, threads, devices.
+-- kernels and cuda_api are counted on the tables they are made of: their joins (a name by its unique string id,
+-- the launching thread from a grouping by correlation id) keep one row per kernel or call, so the counts are the
+-- views' own without computing the joins.
+SELECT 'kernels' AS view, count(*) AS n_rows FROM compat.CUPTI_ACTIVITY_KIND_KERNEL -- view name, number of rows
+UNION ALL SELECT 'cuda_api', (SELECT count(*) FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME)
+                             + (SELECT count(*) FROM compat.CUPTI_ACTIVITY_KIND_DRIVER)
 UNION ALL SELECT 'nvtx_events', count(*) FROM nvtx_events
 UNION ALL SELECT 'memcpy', count(*) FROM memcpy
 UNION ALL SELECT 'memset', count(*) FROM memset

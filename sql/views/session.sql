@@ -1,15 +1,19 @@
 -- session: one row describing the capture and the export.
 -- Needs: compat.META_DATA_EXPORT (2023.3+), compat.EXPORT_META_DATA (2022.1-2023.2), compat.ANALYSIS_DETAILS,
--- compat.TARGET_INFO_SESSION_START_TIME, kernels, cuda_api. Before 2022 no metadata: versions are NULL and the
--- capture window is the span of the recorded events.
+-- compat.TARGET_INFO_SESSION_START_TIME, compat.CUPTI_ACTIVITY_KIND_KERNEL / _RUNTIME / _DRIVER. Before 2022 no
+-- metadata: versions are NULL and the capture window is the span of the recorded kernels and API calls.
 WITH meta AS (
     SELECT name, value FROM compat.META_DATA_EXPORT
     UNION ALL
     SELECT name, value FROM compat.EXPORT_META_DATA
 ),
-events AS (  -- each bound per table: one column scan each, no union of every event
-    SELECT least((SELECT min(start_ns) FROM kernels), (SELECT min(start_ns) FROM cuda_api)) AS first_ns,
-           greatest((SELECT max(end_ns) FROM kernels), (SELECT max(end_ns) FROM cuda_api)) AS last_ns
+events AS (  -- the span of the kernels and API calls, bound per table: one column scan each, no join or union
+    SELECT least((SELECT min(start) FROM compat.CUPTI_ACTIVITY_KIND_KERNEL),
+                 (SELECT min(start) FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME),
+                 (SELECT min(start) FROM compat.CUPTI_ACTIVITY_KIND_DRIVER)) AS first_ns,
+           greatest((SELECT max("end") FROM compat.CUPTI_ACTIVITY_KIND_KERNEL),
+                    (SELECT max("end") FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME),
+                    (SELECT max("end") FROM compat.CUPTI_ACTIVITY_KIND_DRIVER)) AS last_ns
 )
 SELECT
     (SELECT max(value) FROM meta WHERE name = 'EXPORT_PRODUCT_VERSION') AS nsys_version, -- nsys that exported
