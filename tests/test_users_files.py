@@ -227,6 +227,22 @@ def test_output_through_a_symbolic_link_writes_the_target(profile_dir, tmp_path)
     assert link.is_symlink() and target.read_text().startswith("Time (%)")
 
 
+def test_output_onto_a_named_pipe_writes_into_it_and_leaves_it_a_pipe(profile_dir, tmp_path):
+    """A device or a FIFO (`-o /dev/null`, `-o >(gzip)`) is written into, never replaced by a regular file."""
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    result = run("kernels", profile_dir / "P.sqlite", "--format", "csv", "-o", fifo)
+    reader.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert got and got[0].startswith("Time (%)")
+
+
 # -- item 4: WAL-mode exports ---------------------------------------------------------------------------------------
 def wal_copy(folder: Path) -> Path:
     path = folder / "wal.sqlite"
