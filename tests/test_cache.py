@@ -56,10 +56,13 @@ def parts(folder: Path) -> set[str]:
 def test_first_query_builds_what_it_reads_and_later_ones_read_it(cached):
     with nsys_analytics.open(TRAIN) as p:
         p.kernel_summary()
-        # kernels reads graph_executions too (kernels --graphs), an empty table in this profile
-        assert set(p._cache.attached) == {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "StringIds"}
+        # kernels reads graph_executions too (kernels --graphs), an empty table in this profile; without a filter
+        # it reads the statistics per name, a decoded view built from the kernel table
+        assert set(p._cache.attached) == {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "StringIds",
+                                          "_kernel_name_stats"}
     assert parts(cached) - {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE.duckdb"} == {
-        "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb", "StringIds.duckdb"}  # the kernels without launch columns
+        "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb", "StringIds.duckdb",  # the kernels without launch columns
+        "_kernel_name_stats.duckdb"}
     (folder,) = cache.entries()
     built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
     assert kernel_count(TRAIN) == direct_kernel_count(TRAIN)

@@ -73,7 +73,7 @@ def _sound_kernels(con, select: str, present: bool, core: bool) -> dict[str, str
 
 def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
     """decoded.<view>: the view's own SQL run once over the cached raw tables it reads."""
-    from .. import database, schema_objects
+    from .. import database, schema_objects, sql_files
 
     with _atomic(target, f"decoding {view} (once)") as tmp:
         con = database.connect(str(tmp))
@@ -89,6 +89,8 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
             if layout.KERNEL_TABLE in inputs:  # the counts of the kernel rows this view was computed without
                 extra = dict(con.execute(f'SELECT key, value FROM "t_{layout.KERNEL_TABLE}".{layout.META} '
                                          "WHERE key LIKE 'bad_%'").fetchall())
+            for macro, args in schema_objects.SCALAR_MACROS.items():
+                con.execute(f"CREATE TEMP MACRO {macro}({', '.join(args)}) AS ({sql_files.read('macros', macro).text})")
             for name in layout.views_of(view):
                 con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
             con.execute(f"CREATE SCHEMA {layout.DECODED}")

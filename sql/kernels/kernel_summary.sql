@@ -1,9 +1,28 @@
 -- kernel_summary: time per kernel name, = `nsys stats --report cuda_gpu_kern_sum` (Nsight Systems 2023+).
--- Needs: kernels_in. Parameters: $name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, $range_name,
--- $exclude_range_name, $attribution, $graphs (with_graphs; nsys: false) (see kernels_in),
+-- Needs: kernels_in, _kernel_name_stats, strings. Parameters: $name_kind, $device, $stream, $pid, $start_ns,
+-- $end_ns, $match, $range_name, $exclude_range_name, $attribution, $graphs (with_graphs; nsys: false) (see
+-- kernels_in),
 -- $limit (NULL = all rows). Unrounded; the report rounds as nsys does. Same order as nsys: total time descending, ties in
 -- the order of the name's string id.
 WITH summary AS (
+    -- no filter: the statistics of every kernel by name (_kernel_name_stats, which the columnar cache stores)
+    SELECT
+        st.group_name_id,
+        s.value AS name,
+        st.total,
+        st.num,
+        st.total / st.num AS avg,
+        st.med,
+        st.min,
+        st.max,
+        st.variance
+    FROM _kernel_name_stats AS st
+    LEFT JOIN strings AS s ON s.id = st.group_name_id
+    WHERE st.name_kind = $name_kind
+      AND $device IS NULL AND $stream IS NULL AND $pid IS NULL AND $start_ns IS NULL AND $end_ns IS NULL
+      AND $match IS NULL AND $range_name IS NULL AND $exclude_range_name IS NULL AND NOT $graphs
+    UNION ALL
+    -- a filter: the kernels that pass it
     SELECT
         group_name_id,
         any_value(group_name) AS name,
@@ -16,6 +35,8 @@ WITH summary AS (
         exact_variance(duration_ns) AS variance
     FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
                     exclude_range_name := $exclude_range_name, range_mode := $attribution, with_graphs := $graphs)
+    WHERE NOT ($device IS NULL AND $stream IS NULL AND $pid IS NULL AND $start_ns IS NULL AND $end_ns IS NULL
+               AND $match IS NULL AND $range_name IS NULL AND $exclude_range_name IS NULL AND NOT $graphs)
     GROUP BY group_name_id
 )
 SELECT
