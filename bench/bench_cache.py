@@ -148,7 +148,7 @@ def heavy(profile: Path, cmds: dict, cached: dict, folder: Path, no_direct: bool
     print(f"cache build (every table and decoded view): {build['wall_s']:.1f} s ({build['cpu_s']:.1f} cpu), "
           f"{build['peak_rss_mb']:.0f} MiB, exit {build['returncode']}; cache size "
           f"{sum(f.stat().st_size for f in folder.rglob('*') if f.is_file()) / 1e9:.2f} GB", flush=True)
-    modes = [("cold", cached, True), ("warm", cached, False)]
+    modes = [("warm", cached, False), ("cold", cached, True)]  # warm first: it reads the build above
     if not no_direct:
         modes.append(("without cache", direct, False))
     for mode, env, empty_first in modes:
