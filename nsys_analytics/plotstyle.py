@@ -1,12 +1,14 @@
 """The one plotting style of every plot: figure sizes, colours, fonts, a stable colour per category, and saving a
 figure atomically (a reader never sees half a PNG).
 
-matplotlib is imported only when a plot is asked for, with the file-only Agg backend.
+matplotlib is imported only when a plot is asked for, with the file-only Agg backend. Text drawn on a plot goes
+through `label()` first: names come from the profile and may hold control characters, which no font has.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -39,12 +41,46 @@ def pyplot():
     return plt
 
 
+def figure(figsize: tuple[float, float]):
+    """A figure on matplotlib's Agg canvas, without pyplot (for pictures that are only written to files): a
+    tenth of a second less to import, which counts where the whole command must take under a second."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def import_figure() -> None:
+    """Import what `figure()` and `fonts()` need (to do it in a thread while queries run)."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.collections  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+
+
 @contextmanager
 def style():
     """Draw inside this: the house fonts."""
     plt = pyplot()
     with plt.rc_context(FONT):
         yield plt
+
+
+@contextmanager
+def fonts():
+    """The house fonts, for a `figure()` drawn and saved inside this (no pyplot)."""
+    import matplotlib
+
+    with matplotlib.rc_context(FONT):
+        yield
+
+
+def label(text) -> str:
+    """`text` as a plot shows it: control characters as escapes (`\\x1b`), as in every human format. A font has no
+    glyph for ESC or BEL, and matplotlib's warning about the missing glyph would print the raw character (a
+    terminal control sequence from a kernel or range name) on stderr."""
+    return escape_controls(str(text))
 
 
 def category_colors(present: Sequence[str], categories: Sequence[str], idle: str = "idle") -> dict[str, str]:
@@ -68,8 +104,8 @@ def check_png(path: str | Path, option: str = "--plot") -> Path:
 
 
 def _escape_texts(fig) -> None:
-    """Kernel and range names in labels and legends with their control characters as escapes, as in every human
-    format (a font has no glyph for ESC, and matplotlib would warn with the raw character on stderr)."""
+    """A last check before saving: any text with a control character is shown escaped (`label()` is where plots
+    escape their names; laying a figure out, e.g. tight_layout, already renders its text)."""
     from matplotlib.text import Text
 
     for text in fig.findobj(Text):
@@ -82,7 +118,6 @@ def save(fig, path: str | Path, option: str = "--plot", dpi: int = DPI) -> Path:
     """Write `fig` to `path` (format from its suffix, PNG without one) through a temporary file in the same folder,
     then close the figure."""
     path = Path(path)
-    plt = pyplot()
     _escape_texts(fig)
     tmp = None
     try:
@@ -97,7 +132,8 @@ def save(fig, path: str | Path, option: str = "--plot", dpi: int = DPI) -> Path:
     except OSError as e:
         raise UsageError(f"{option} {path}: cannot be written ({e.strerror})") from e
     finally:
-        plt.close(fig)
+        if "matplotlib.pyplot" in sys.modules:  # a figure() is no pyplot figure: nothing to close
+            sys.modules["matplotlib.pyplot"].close(fig)
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
     return path

@@ -281,6 +281,11 @@ class Profile:
     def has_table(self, raw_table: str) -> bool:
         return raw_table in self.raw_columns
 
+    @property
+    def cached(self) -> bool:
+        """Whether the raw tables are read from the columnar cache (docs/cache.md), not from the export itself."""
+        return self._cache.pcache is not None
+
     def attach(self, path: str | Path, alias: str) -> Profile:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`)."""
         check_alias(alias)

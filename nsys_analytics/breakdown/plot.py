@@ -21,7 +21,7 @@ def plot_report(report: BreakdownReport, categories: list[str], path: str | Path
         _draw_bars(ax, report, labels, present, plotstyle.category_colors(present, categories, IDLE))
         ax.set_xlim(0, max(100.0, *(sum(report.shares[lbl].values()) for lbl in labels)))
         ax.set_xlabel(f"% of GPU time (basis: {report.basis})")
-        ax.set_title(f"GPU time by kernel category: {report.title}")
+        ax.set_title(plotstyle.label(f"GPU time by kernel category: {report.title}"))
         ax.invert_yaxis()
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         fig.tight_layout()
@@ -32,9 +32,11 @@ def _draw_bars(ax, report: BreakdownReport, labels: list[str], present: list[str
     left = [0.0] * len(labels)
     for category in present:
         widths = [report.shares[lbl].get(category, 0.0) for lbl in labels]
-        bars = ax.barh(labels, widths, left=left, color=colors[category], label=category, height=0.6)
+        bars = ax.barh(range(len(labels)), widths, left=left, color=colors[category],
+                       label=plotstyle.label(category), height=0.6)
         for bar, width in zip(bars, widths):
             if width >= _SHOW_LABEL_PCT:
                 ax.text(bar.get_x() + width / 2, bar.get_y() + bar.get_height() / 2, f"{width:.0f}%",
                         ha="center", va="center", fontsize=8)
         left = [a + b for a, b in zip(left, widths)]
+    ax.set_yticks(range(len(labels)), [plotstyle.label(lbl) for lbl in labels])

@@ -32,10 +32,11 @@ def plot_bench(frame: pd.DataFrame, params: list[str], metric: str | None, x: st
         for annotation, group in rows.groupby("annotation", sort=True):
             mean = group.groupby(x, sort=True)[y].mean()
             ax.plot(mean.index.astype(float) if _numeric(mean.index) else mean.index.astype(str), mean.to_numpy(),
-                    marker="o", label=str(annotation))
-        ax.set_xlabel(x)
-        ax.set_ylabel(f"{metric} / baseline" if relative else (f"{metric} ({unit})" if unit else metric))
-        ax.set_title(title or f"{metric} by {x}")
+                    marker="o", label=plotstyle.label(annotation))
+        ax.set_xlabel(plotstyle.label(x))
+        ylabel = f"{metric} / baseline" if relative else (f"{metric} ({unit})" if unit else metric)
+        ax.set_ylabel(plotstyle.label(ylabel))
+        ax.set_title(plotstyle.label(title or f"{metric} by {x}"))
         ax.grid(True, alpha=plotstyle.GRID_ALPHA)
         ax.legend()
         fig.tight_layout()

@@ -19,11 +19,13 @@ def plot_report(report: DiffReport, path: Path, top: int = TOP) -> Path:
     with plotstyle.style() as plt:
         fig, axes = plt.subplots(2, 1, figsize=(plotstyle.WIDTH_IN, 2 + 0.3 * (len(kernels) + len(categories))),
                                  gridspec_kw={"height_ratios": [max(len(kernels), 1), max(len(categories), 1)]})
-        _bars(axes[0], [f"{shorten_name(r[-1], 70)} [{r[0]}]" for r in kernels], [r[5] / 1e6 for r in kernels],
+        _bars(axes[0], [plotstyle.label(f"{shorten_name(r[-1], 70)} [{r[0]}]") for r in kernels],
+              [r[5] / 1e6 for r in kernels],
               "Largest kernel changes (ms, new - base)")
-        _bars(axes[1], [r[0] for r in categories], [r[3] / 1e6 for r in categories], "Change by category (ms)")
+        _bars(axes[1], [plotstyle.label(r[0]) for r in categories], [r[3] / 1e6 for r in categories],
+              "Change by category (ms)")
         verdict = report.verdict if len(report.verdict) < 150 else report.verdict[:147] + "..."
-        fig.suptitle(verdict, fontsize=8)
+        fig.suptitle(plotstyle.label(verdict), fontsize=8)
         fig.tight_layout()
         return plotstyle.save(fig, path)
 

@@ -32,12 +32,12 @@ def plot(analysis: Analysis, path: Path, x: str, y: str, title: str | None = Non
         fig, ax = plt.subplots(figsize=plotstyle.NARROW_IN)
         for annotation, rows in frame.groupby("annotation", sort=True):
             rows = rows.sort_values(x)
-            ax.plot(rows[x].astype(float), rows[y].astype(float), marker="o", label=str(annotation))
+            ax.plot(rows[x].astype(float), rows[y].astype(float), marker="o", label=plotstyle.label(annotation))
             lines += 1
         unit = analysis.units.get(y, "")
-        ax.set_xlabel(x)
-        ax.set_ylabel(f"{y} ({unit})" if unit else y)
-        ax.set_title(title or f"{y} by {x}")
+        ax.set_xlabel(plotstyle.label(x))
+        ax.set_ylabel(plotstyle.label(f"{y} ({unit})" if unit else y))
+        ax.set_title(plotstyle.label(title or f"{y} by {x}"))
         ax.grid(True, alpha=plotstyle.GRID_ALPHA)
         if lines:
             ax.legend()

@@ -72,7 +72,7 @@ class TimelineRows:
 def timeline_rows(profile: Profile, grid: Grid, rules: RuleSet, *, api: bool = True, nvtx: bool = True) -> TimelineRows:
     """Run the timeline queries for `grid`; kernels are coloured by `rules`' categories."""
     params = grid.params()
-    create_window_views(profile, grid.window, pushdown=grid.window.source != WHOLE_PROFILE)
+    create_window_views(profile, grid.window, pushdown=grid.window.source != WHOLE_PROFILE and not profile.cached)
     gpu = classify_kernels(profile.run_file("visual", "timeline_gpu", params).rows, rules)
     in_graph = any(r[9] for r in gpu) or profile.has_table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
     graphs = profile.run_file("visual", "timeline_graphs", params).rows if in_graph else []
@@ -102,10 +102,12 @@ def fill_categories(profile: Profile, rules: RuleSet) -> None:
 def create_window_views(profile: Profile, window: TimeWindow, pushdown: bool) -> None:
     """(Re)create the WINDOW_VIEWS for `window`: the raw table's rows that overlap it.
 
-    With `pushdown` (a window smaller than the profile) SQLite filters the rows itself (DuckDB's `sqlite_query`):
-    DuckDB's SQLite reader would hand over every row of the table to be filtered, three times slower for the 2.5 M
-    CUDA calls of a 1 M-kernel profile. Without it (the whole profile) DuckDB scans the compat views on all cores;
-    SQLite alone, on one core, would be four times slower.
+    Without `pushdown` the views read the compat views: the columnar cache's tables where the profile has a cache
+    (DuckDB skips the row groups whose start/end lie outside the window, so a 10 ms window of 2.5 M CUDA calls
+    reads a few row groups), else the export scanned by DuckDB on all cores (the whole profile; SQLite alone, on
+    one core, would be four times slower). With `pushdown` (a window of a profile read without a cache) SQLite
+    filters the rows itself (DuckDB's `sqlite_query`): DuckDB's SQLite reader would hand over every row of the
+    table to be filtered, three times slower for the 2.5 M CUDA calls of a 1 M-kernel profile.
     """
     raw = "raw" if profile.alias == "main" else f"{profile.alias}_raw"
     for view, (table, columns) in WINDOW_VIEWS.items():

@@ -197,11 +197,9 @@ def _image(png: bytes, alt: str) -> str:
 
 
 def _timeline_png(timeline) -> bytes:
-    with plotstyle.style() as plt:
-        fig = draw(plt, timeline)
+    with plotstyle.fonts():
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=plotstyle.DPI)
-        plt.close(fig)
+        draw(timeline).savefig(buffer, format="png", dpi=plotstyle.DPI)
     return buffer.getvalue()
 
 

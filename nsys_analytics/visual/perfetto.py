@@ -61,7 +61,7 @@ class TraceWriter:
         """Append the events of `profile` (the `index`-th of the export, named `label`) inside `window`."""
         whole = window.source == WHOLE_PROFILE
         window = EVERYTHING if whole else window
-        create_window_views(profile, window, pushdown=not whole)
+        create_window_views(profile, window, pushdown=not whole and not profile.cached)
         fill_categories(profile, rules)
         profile.sql(f"CREATE OR REPLACE TEMP TABLE _visual_early_ops AS {profile_sql('early_ops', {})}")
         params = {"pid_base": index * PID_STRIDE, "gpu_pid_base": index * PID_STRIDE + GPU_PID_OFFSET,

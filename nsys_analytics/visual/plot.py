@@ -1,6 +1,9 @@
 """Draw a `Timeline` to PNG or SVG with matplotlib (through plotstyle.py): one row per lane and nesting level,
 boxes with their labels where they are wide enough, density bands (height = share of the pixel column busy) for
-operations narrower than two pixels, a time axis in ms on the profile's clock, and a legend."""
+operations narrower than two pixels, a time axis in ms on the profile's clock, and a legend.
+
+Drawn on a bare Agg figure (plotstyle.figure), without pyplot: a timeline of a window must take under a second,
+and importing matplotlib is half of that."""
 
 from __future__ import annotations
 
@@ -44,7 +47,7 @@ def fig_width_in(timeline: Timeline) -> float:
 def preload() -> threading.Thread:
     """Import matplotlib in a background thread while the queries run: DuckDB works without the GIL, so on two
     cores the import (half a second) and the queries overlap. Drawing imports it again, waiting for this one."""
-    thread = threading.Thread(target=plotstyle.pyplot, name="import-matplotlib", daemon=True)
+    thread = threading.Thread(target=plotstyle.import_figure, name="import-matplotlib", daemon=True)
     thread.start()
     return thread
 
@@ -72,30 +75,32 @@ def colors_for(timeline: Timeline) -> dict[str, str]:
 def plot_timeline(timeline: Timeline, path: str | Path, option: str = "-o") -> Path:
     """Write the timeline to `path` (.png or .svg); return the path."""
     path = check_path(path, option)
-    with plotstyle.style() as plt:
-        fig = draw(plt, timeline)
+    with plotstyle.fonts():
+        fig = draw(timeline)
         return plotstyle.save(fig, path, option)
 
 
-def draw(plt, timeline: Timeline):
-    """The timeline as a matplotlib figure."""
+def draw(timeline: Timeline):
+    """The timeline as a matplotlib figure (draw and save it inside plotstyle.fonts())."""
+    from matplotlib.patches import Rectangle
+
     rows = _row_offsets(timeline)
     total = sum(lane.levels for lane in timeline.lanes) or 1
     colors = colors_for(timeline)
     legend_rows = -(-len(colors) // 6)
     height = 1.1 + LEVEL_IN * total + 0.22 * legend_rows + (0.15 * len(timeline.lanes))
     width = fig_width_in(timeline)
-    fig = plt.figure(figsize=(width, height))
+    fig = plotstyle.figure((width, height))
     bottom_in = 0.55 + 0.22 * legend_rows
     ax = fig.add_axes((TITLES_IN / width, bottom_in / height, timeline.width_px / plotstyle.DPI / width,
                        (height - bottom_in - 0.45) / height))
     start_ms, end_ms = timeline.window.start_ns / 1e6, timeline.window.end_ns / 1e6
     _draw_boxes(ax, timeline, rows, colors, start_ms, end_ms)
     _decorate(ax, timeline, rows, total, start_ms, end_ms)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
+    handles = [Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
     if handles:
-        fig.legend(handles, list(colors), loc="lower center", ncol=min(6, len(handles)), frameon=False,
-                   fontsize=8, bbox_to_anchor=(0.5, 0.0))
+        fig.legend(handles, [plotstyle.label(k) for k in colors], loc="lower center", ncol=min(6, len(handles)),
+                   frameon=False, fontsize=8, bbox_to_anchor=(0.5, 0.0))
     return fig
 
 
@@ -129,7 +134,7 @@ def _draw_boxes(ax, timeline: Timeline, rows: list[float], colors: dict, start_m
             alpha = "box" if (x1 - x0) / px_ms >= 4 else "thin"  # thin boxes get no white edge
             width_px = (x1 - x0) / px_ms
             if b.label and width_px >= LABEL_MIN_PX:
-                labels.append((x0, x1, (y0 + y1) / 2, _fit(b.label, width_px)))
+                labels.append((x0, x1, (y0 + y1) / 2, _fit(plotstyle.label(b.label), width_px)))
         color = _nvtx_color(b.label) if b.color_key == "NVTX" and b.shape == "box" else colors[b.color_key]
         key = (color, alpha)
         polys[key].append(((x0, y0), (x0, y1), (x1, y1), (x1, y0)))
@@ -146,7 +151,8 @@ def _decorate(ax, timeline: Timeline, rows: list[float], total: int, start_ms: f
     bottom = rows[-1] + timeline.lanes[-1].levels if timeline.lanes else 1
     ax.set_ylim(bottom + 0.1, -0.1)
     ax.set_yticks([rows[i] + lane.levels / 2 for i, lane in enumerate(timeline.lanes)])
-    ax.set_yticklabels([_fit(lane.title, TITLES_IN * 100 / 0.9) for lane in timeline.lanes], fontsize=8)
+    ax.set_yticklabels([_fit(plotstyle.label(lane.title), TITLES_IN * 100 / 0.9) for lane in timeline.lanes],
+                       fontsize=8)
     ax.tick_params(axis="y", length=0)
     for i, lane in enumerate(timeline.lanes):
         if i:
@@ -162,7 +168,7 @@ def _decorate(ax, timeline: Timeline, rows: list[float], total: int, start_ms: f
     ms_per_px = (end_ms - start_ms) / timeline.width_px
     fig = ax.figure
     top = 1 - 0.12 / fig.get_figheight()
-    fig.text(0.01, top, timeline.title, ha="left", va="top", fontsize=10, weight="bold")
+    fig.text(0.01, top, plotstyle.label(timeline.title), ha="left", va="top", fontsize=10, weight="bold")
     fig.text(0.99, top, f"{end_ms - start_ms:,.3f} ms shown; one pixel column = {_duration(ms_per_px)}",
              ha="right", va="top", fontsize=8, color="#555555")
     if timeline.highlight:
