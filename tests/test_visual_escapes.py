@@ -6,6 +6,7 @@ does."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import sys
 import pytest
 
 from .conftest import ROOT
-from .test_escapes import CONTROL, hostile_profile  # noqa: F401 (a fixture)
+from .test_escapes import CONTROL, HOSTILE, hostile_profile  # noqa: F401 (a fixture)
 
 COMMANDS = [
     ["html", "{P}", "-o", "{T}/report.html"],
@@ -47,3 +48,16 @@ def test_the_picture_shows_the_name_escaped(hostile_profile, tmp_path):  # noqa:
     svg = out.read_text()
     assert not CONTROL.findall(svg.replace("\n", ""))
     assert "<!-- range\\x1b]0;owned\\x07" in svg
+
+
+def test_the_trace_keeps_the_exact_name(hostile_profile, tmp_path):  # noqa: F811
+    """A machine format: the trace holds the names as they are, JSON-escaped, and stays valid JSON (DuckDB writes
+    each event on a line of its own, with control characters as quote and delimiter, which JSON never holds raw)."""
+    out = tmp_path / "t.json"
+    done = subprocess.run([sys.executable, "-m", "nsys_analytics", "export", str(hostile_profile), "--to", "perfetto",
+                           "-o", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert not CONTROL.findall(done.stderr.replace("\n", ""))
+    events = json.loads(out.read_text())["traceEvents"]
+    assert any(e.get("args", {}).get("name") == HOSTILE for e in events)
+    assert any(e["name"] == "range" + HOSTILE for e in events if e.get("cat") == "nvtx")
