@@ -15,9 +15,10 @@ from ..attention.report import (
     attention_text_report,
 )
 from ..filters import ATTRIBUTIONS
+from ..render import PARQUET
 from ..textreport_render import REPORT_FORMATS, render_text_report
 from .options import PROFILE_ARG, table_option
-from .outputs import deliver
+from .outputs import deliver, write_parquet_tables
 from .profiles import open_profile
 
 _DEFAULTS = AttentionRanges()
@@ -75,13 +76,18 @@ def format_option(default_table: str, names: str):
         f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                          help="Write to FILE instead of standard output.")(f)
         f = table_option(default_table, names)(f)
-        return click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="table",
-                            show_default=True, help="Output format.")(f)
+        return click.option("--format", "fmt", type=click.Choice((*REPORT_FORMATS, PARQUET)), default="table",
+                            show_default=True, help="Output format (parquet: -o FILE.parquet, one file per table, "
+                                                    "FILE.<table>.parquet, or the --table alone).")(f)
     return decorate
 
 
-def write(text: str, output: Path | None, fmt: str = "text") -> None:
-    deliver(text, fmt, output)
+def write_report(report, fmt: str, table: str | None, output: Path | None, inputs=()) -> None:
+    """A TextReport in `fmt` to stdout or -o; parquet: its tables to files."""
+    if fmt == PARQUET:
+        write_parquet_tables(report.tables(), output, inputs, table)
+    else:
+        deliver(render_text_report(report, fmt, table), fmt, output)
 
 
 @click.command("attention")
@@ -105,4 +111,4 @@ def command(profile, fmt, table, output, **kwargs):
     options = options_from(kwargs)
     with open_profile(profile) as p:
         analysis = analyze_attention(p, options)
-    write(render_text_report(attention_text_report(analysis), fmt, table), output, fmt)
+    write_report(attention_text_report(analysis), fmt, table, output, [profile])

@@ -13,11 +13,10 @@ from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summ
 from ..categories.rules import load_rules
 from ..errors import UsageError
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
-from ..render import PARQUET, write_parquet
-from ..visual.outputs import check_parquet_output
+from ..render import PARQUET
 from .classify_cmd import RULES_OPTION
 from .options import kernel_filter_options, output_options, table_option
-from .outputs import deliver
+from .outputs import deliver, write_parquet_tables
 from .profiles import open_profile
 
 
@@ -80,16 +79,8 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, window, s
                 columns.append(summarize(p, rules, kernel_filter, basis, memory_ops=not kernels_only, steady=steady))
         report = build_report(columns, rules, top)
     if fmt == PARQUET:
-        _write_parquet(report, check_parquet_output(output, profiles))
+        write_parquet_tables({s.key: s.result for s in report.sections}, output, profiles, table)
     else:
         deliver(render_report(report, fmt, table), fmt, output)
     if plot is not None:
         click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)
-
-
-def _write_parquet(report, output: Path) -> None:
-    """One Parquet file per table of the report: FILE.parquet -> FILE.<table>.parquet."""
-    for section in report.sections:
-        path = output.with_name(f"{output.name.removesuffix('.parquet')}.{section.key}.parquet")
-        write_parquet(section.result, path)
-        click.echo(f"wrote {len(section.result.rows)} rows to {path}", err=True)

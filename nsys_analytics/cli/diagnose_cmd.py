@@ -6,11 +6,12 @@ import click
 
 from ..diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
 from ..diagnose.findings import rank
-from ..diagnose.render import FORMATS, render_report
+from ..diagnose.render import FORMATS, render_report, tables
 from ..filters import parse_time_ns
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
+from ..render import PARQUET
 from .options import PROFILE_ARG, table_option
-from .outputs import deliver
+from .outputs import deliver, write_parquet_tables
 from .profiles import open_profile
 
 EXIT_FINDINGS = 4
@@ -45,9 +46,10 @@ EXIT_FINDINGS = 4
               help="gpu_time_util and our rules: chunks per GPU span, like nsys' chunks=.")
 @click.option("--short-kernel", "short_kernel_us", type=float, default=10.0, show_default=True,
               help="launch_bound: a kernel shorter than this many microseconds is short.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+@click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table", show_default=True,
               help="Output format; csv gives one table (--table): the findings, or an nsys rule's rows as nsys "
-                   "analyze writes them (the default with one --rule of nsys').")
+                   "analyze writes them (the default with one --rule of nsys'); parquet: -o FILE.parquet, one "
+                   "file per table (FILE.findings.parquet, FILE.<rule>.parquet) or the --table alone.")
 @table_option("findings", "findings or an nsys rule: gpu_gaps, gpu_time_util, cuda_memcpy_async, ...")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]),
@@ -78,11 +80,20 @@ def command(profile, rules, start, end, range_name, scope, step_range, warmup_ra
     with open_profile(profile) as p:
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
                           warmup_range or None, graphs, warmup_steps)
+    if fmt == PARQUET:
+        write_parquet_tables(tables(report), output, [profile], table)
+        for line in report.skipped:
+            click.echo(line, err=True)
+    else:
+        _write_text(report, fmt, table, output)
+    worst = report.worst_severity()
+    if fail_on and worst and rank(worst) >= rank(fail_on):
+        raise click.exceptions.Exit(EXIT_FINDINGS)
+
+
+def _write_text(report, fmt: str, table: str | None, output) -> None:
     text = render_report(report, fmt, table)
     if fmt == "csv":
         for line in report.skipped:  # the table format prints them; CSV holds the table alone
             click.echo(line, err=True)
     deliver(text, fmt, output)
-    worst = report.worst_severity()
-    if fail_on and worst and rank(worst) >= rank(fail_on):
-        raise click.exceptions.Exit(EXIT_FINDINGS)

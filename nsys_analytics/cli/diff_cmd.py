@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..diff import ALPHA, ATTRIBUTIONS, TABLES
-from ..render import FORMATS
+from ..render import FORMATS, PARQUET
 from .rules_option import RULES_OPTION
 
 DEFAULT_LIMIT = 20
@@ -27,8 +27,9 @@ def diff_options(f):
                      help="Rows per table in table/markdown output (0: all); csv and json have all rows."),
         click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
                      help="Also draw the largest kernel and category changes into FILE.png."),
-        click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                     help="Output format."),
+        click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table", show_default=True,
+                     help="Output format (parquet: -o FILE.parquet, one file per table, FILE.<table>.parquet, or "
+                          "the one --table)."),
         click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to FILE instead of standard output."),
     ]
@@ -79,15 +80,20 @@ def command(profiles, attribution, rules_files, name_kind, alpha, tables, limit,
 
 
 def write_report(report, fmt, tables, limit, output, plot) -> None:
-    from ..diff.render import render_report
+    if fmt == PARQUET:
+        from .outputs import write_parquet_tables
 
-    chosen = tuple(tables) or (("kernels",) if fmt == "csv" else TABLES)
-    text = render_report(report, fmt, chosen, limit or None)
-    if output is None:
-        click.echo(text, nl=False)
+        write_parquet_tables(report.tables(), output, (), tables)
     else:
-        output.write_text(text)
-        click.echo(f"wrote {output}", err=True)
+        from ..diff.render import render_report
+
+        chosen = tuple(tables) or (("kernels",) if fmt == "csv" else TABLES)
+        text = render_report(report, fmt, chosen, limit or None)
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            output.write_text(text)
+            click.echo(f"wrote {output}", err=True)
     if plot is not None:
         from ..diff.plot import plot_report
 

@@ -56,6 +56,12 @@ def profiles_argument(handler=None, module: str | None = None):
         def wrapper(profiles, scheduler, jobs, skip_bad, by_rank, only, **kwargs):
             if _is_single(profiles) and not by_rank and not scheduler:
                 return f(profile=Path(profiles[0]), **kwargs)
+            if kwargs.get("fmt") == "parquet" and f.__module__.endswith(_TEXT_BODIES):
+                from ..errors import UsageError
+
+                raise UsageError(f"--format parquet writes the tables of one profile; with several, run "
+                                 f"`{f.__module__.rsplit('.', 1)[1].removesuffix('_cmd')}` once per profile, or use "
+                                 "--format json")
             from ..profile_set import ProfileSet
 
             engine = make_engine(scheduler, jobs)
@@ -84,6 +90,11 @@ def profiles_argument(handler=None, module: str | None = None):
         return wrapper
 
     return decorate
+
+
+# Commands whose body renders its own text (a report of several sections) rather than emitting Results: over
+# several profiles they give one text section per rank, which has no Parquet form.
+_TEXT_BODIES = (".diagnose_cmd", ".attention_cmd")
 
 
 def _is_single(profiles) -> bool:

@@ -125,3 +125,35 @@ def deliver(text: str, fmt: str, output: Path | None, what: str = "") -> None:
         return
     write_text(Path(output), text)
     click.echo(escape_controls(f"wrote {what + ' to ' if what else ''}{output}"), err=True)
+
+
+def write_parquet_tables(tables: dict, output: Path | None, inputs=(), only=None) -> None:
+    """--format parquet of a command with several tables (`tables`: {name: Result, or why it could not be made}):
+    one table named by --table (`only`: a name or names) goes to FILE itself; otherwise each table goes to
+    FILE.<name>.parquet (FILE without its .parquet suffix), and a table that could not be made is named on stderr.
+    Parquet holds one table per file, so a multi-table report is a family of files, as `breakdown` writes."""
+    from ..errors import MissingDataError
+    from ..render import pick_table, write_parquet
+    from ..visual.outputs import check_not_input, check_parquet_output
+
+    output = check_parquet_output(output, inputs)
+    chosen = [only] if isinstance(only, str) else list(only or ())
+    if len(chosen) == 1:
+        result = pick_table(tables, chosen[0], chosen[0])
+        write_parquet(result, output)
+        click.echo(escape_controls(f"wrote {len(result.rows)} rows ({chosen[0]}) to {output}"), err=True)
+        return
+    for name in chosen:
+        pick_table(tables, name, name)  # an unknown name: the list of tables (exit 2)
+    written = 0
+    for name in chosen or list(tables):
+        table = tables[name]
+        if isinstance(table, str):
+            click.echo(escape_controls(f"table {name} not written: {table}"), err=True)
+            continue
+        path = check_not_input(output.with_name(f"{output.name.removesuffix('.parquet')}.{name}.parquet"), inputs)
+        write_parquet(table, path)
+        click.echo(escape_controls(f"wrote {len(table.rows)} rows to {path}"), err=True)
+        written += 1
+    if not written:
+        raise MissingDataError(f"no table to write: {'; '.join(f'{n}: {t}' for n, t in tables.items())}")

@@ -9,6 +9,7 @@ import click
 from ..collect.commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, check_name, default_name
 from ..collect.tools import find_tool
 from ..errors import UsageError
+from ..render import PARQUET
 from ..textreport_render import REPORT_FORMATS
 from .runs_cmd import DB_OPTION, _tags
 
@@ -35,7 +36,7 @@ from .runs_cmd import DB_OPTION, _tags
                                               "host and GPU.")
 @DB_OPTION
 @click.option("--tag", "tags", multiple=True, metavar="KEY=VALUE", help="With --catalog: one more tag.")
-@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="table", show_default=True,
+@click.option("--format", "fmt", type=click.Choice((*REPORT_FORMATS, PARQUET)), default="table", show_default=True,
               help="Format of the headline.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the headline to FILE instead of standard output.")
@@ -72,6 +73,10 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
     if catalog and use_ncu:
         raise UsageError("--catalog stores Nsight Systems runs; it does not go with --ncu")
     extra_tags = _tags(tags)  # checked before the program runs
+    if fmt == PARQUET:
+        from ..visual.outputs import check_parquet_output
+
+        check_parquet_output(output)
     out = Outputs(directory, check_name(name) if name else default_name(command))
     if use_ncu:
         _ncu(out, NcuOptions(set_name, kernel, count, list(nvtx_include), list(ncu_extra)), command, force, fmt,
@@ -92,7 +97,12 @@ def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
     with open_profile(out.sqlite) as profile:
         tags = run_tags(command, Path.cwd(), gpu_names(profile))
         report = headline(profile, [str(f) for f in collected.files], tags)
-    _write(render_text_report(report, fmt), output)
+    if fmt == PARQUET:
+        from .outputs import write_parquet_tables
+
+        write_parquet_tables(report.tables(), output)
+    else:
+        _write(render_text_report(report, fmt), output)
     if catalog_args[0]:
         _add_to_catalog(out.sqlite, tags, *catalog_args[1:])
 
@@ -107,9 +117,13 @@ def _ncu(out, options, command, force, fmt, output) -> None:
     collect_ncu(find_tool("ncu"), options, out, command, force)
     with NcuReport(out.ncu_report) as r:
         result = to_result(analyze(r, Options()), "auto")
-    text = render(result, fmt)
     click.echo(f"wrote {out.ncu_report}", err=True)
-    _write(text, output)
+    if fmt == PARQUET:
+        from .outputs import write_parquet_tables
+
+        write_parquet_tables({"ncu": result}, output, (), "ncu")
+    else:
+        _write(render(result, fmt), output)
 
 
 def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: dict[str, str]) -> None:

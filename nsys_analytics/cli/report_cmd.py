@@ -8,8 +8,7 @@ from pathlib import Path
 import click
 
 from ..assignment.report import ReportOptions, build_report
-from ..textreport_render import render_text_report
-from .attention_cmd import attention_options, format_option, options_from, write
+from .attention_cmd import attention_options, format_option, options_from, write_report
 from .profiles import open_profile
 
 
@@ -45,4 +44,4 @@ def command(forward_path, train_path, timeit, forward_range, step_range, top, fm
         forward = stack.enter_context(open_profile(forward_path))
         train = stack.enter_context(open_profile(train_path)) if train_path else None
         report = build_report(forward, train, options)
-    write(render_text_report(report, fmt, table), output, fmt)
+    write_report(report, fmt, table, output, [p for p in (forward_path, train_path) if p])

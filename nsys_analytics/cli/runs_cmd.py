@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from ..render import FORMATS, render
+from ..render import FORMATS, PARQUET, render
 from .diff_cmd import diff_options, write_report
 from .rules_option import RULES_OPTION
 
@@ -24,8 +24,8 @@ DB_OPTION = click.option(
 def _format_options(f):
     f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to FILE instead of standard output.")(f)
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                        help="Output format.")(f)
+    return click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table",
+                        show_default=True, help="Output format (parquet: -o FILE.parquet).")(f)
 
 
 def _open(db, create: bool = False):
@@ -43,6 +43,17 @@ def _tags(items: tuple[str, ...]) -> dict[str, str]:
             raise UsageError(f"--tag {item!r}: write key=value, e.g. --tag branch=main")
         tags[key.strip()] = value.strip()
     return tags
+
+
+def _emit_tables(tables: dict, fmt: str, output: Path | None) -> None:
+    """Each table rendered in `fmt`, one after the other; parquet: one table to FILE, several to
+    FILE.<table>.parquet."""
+    if fmt == PARQUET:
+        from .outputs import write_parquet_tables
+
+        write_parquet_tables(tables, output, (), next(iter(tables)) if len(tables) == 1 else None)
+        return
+    _emit("\n".join(render(t, fmt) for t in tables.values()), output)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -130,7 +141,7 @@ def list_(tag_items, since, until, limit, db, fmt, output):
     from ..catalog.report import runs_result
 
     rows = list_runs(_open(db), _tags(tag_items), _when(since), _when(until), limit)
-    _emit(render(runs_result(rows), fmt), output)
+    _emit_tables({"runs": runs_result(rows)}, fmt, output)
 
 
 @command.command("show")
@@ -153,10 +164,10 @@ def show(run_id, db, fmt, output):
 
         _emit(json.dumps(details, indent=2, default=str) + "\n", output)
         return
-    text = render(run_result(details), fmt)
-    if details["findings"]:
-        text += "\n" + render(findings_result(details), fmt)
-    _emit(text, output)
+    tables = {"run": run_result(details)}
+    if details["findings"] or fmt == PARQUET:
+        tables["findings"] = findings_result(details)
+    _emit_tables(tables, fmt, output)
 
 
 @command.command("diff")
@@ -204,7 +215,7 @@ def trend(metric, tag_items, since, limit, plot, db, fmt, output):
     catalog = _open(db)
     runs = list_runs(catalog, _tags(tag_items), _when(since), None, limit)
     result = trend_result(runs, metric_series(catalog, kind, name, [r["id"] for r in runs]), metric)
-    _emit(render(result, fmt), output)
+    _emit_tables({"trend": result}, fmt, output)
     if plot is not None:
         from ..catalog.plot import plot_trend
 

@@ -39,7 +39,8 @@ def headline(profile: Profile, files: list[str], tags: dict[str, str]) -> TextRe
     if kernel_count(profile) == 0:
         raise NoKernels(f"{profile.path}: {NO_KERNELS}")
     return TextReport("Profile", [f"file: {f}" for f in files] + [f"{k}: {v}" for k, v in tags.items()],
-                      [_profile_section(profile), _kernel_section(profile), _finding_section(profile)])
+                      [_profile_section(profile), _kernel_section(profile), _finding_section(profile)],
+                      {"kernels": "kernels", "findings": "findings"})  # --format csv: the top kernels
 
 
 def _profile_section(profile: Profile) -> ReportSection:
@@ -60,7 +61,8 @@ def _kernel_section(profile: Profile) -> ReportSection:
     index = [result.columns.index(c) for c in keep]
     table = Result(keep, [tuple(r[i] for i in index) for r in result.rows], result.notes,
                    [result.display_headers[i] for i in index])
-    return ReportSection("kernels", f"Top {TOP_KERNELS} kernels", tables=[Table("By total GPU time", table)])
+    return ReportSection("kernels", f"Top {TOP_KERNELS} kernels",
+                         tables=[Table("By total GPU time", table, "kernels")])
 
 
 def _finding_section(profile: Profile) -> ReportSection:
@@ -68,6 +70,6 @@ def _finding_section(profile: Profile) -> ReportSection:
     findings = findings_result(report)
     findings.rows = findings.rows[:TOP_FINDINGS]
     lines = [] if findings.rows else ["No problem found."]
-    tables = [Table("Most GPU time at stake first (`nsys-analytics diagnose` for all)", findings)] if findings.rows \
-        else []
+    tables = [Table("Most GPU time at stake first (`nsys-analytics diagnose` for all)", findings, "findings")] \
+        if findings.rows else []
     return ReportSection("findings", f"Top {TOP_FINDINGS} findings", lines, tables)
