@@ -44,6 +44,7 @@ class Measurement(TypedDict):
 
     wall_s: float
     peak_rss_mb: float
+    cpu_s: float      # user + system time of the command's process tree
     returncode: int
     cpu_s: float  # user + system CPU time of the command's process tree
 
@@ -83,6 +84,7 @@ def measure(
     return Measurement(
         wall_s=round(raw["wall_s"], 3),
         peak_rss_mb=round(raw["peak_rss_kib"] / 1024, 1),
+        cpu_s=round(raw["cpu_s"], 3),
         returncode=raw["returncode"],
         cpu_s=round(raw["cpu_s"], 3),
     )

@@ -42,7 +42,7 @@ def report_screenshot(out: str) -> None:
 def main() -> None:
     IMAGES.mkdir(parents=True, exist_ok=True)
     timeline("gpt_train.sqlite", "timeline_step.png", None, None, "step_1")
-    timeline("copies_streams_graph.sqlite", "timeline_graphs.png", "2440ms", "2476ms")
+    timeline("copies_streams_graph.sqlite", "timeline_graphs.png", "2471.4ms", "2473.1ms")
     subprocess.run(CLI + ["breakdown", str(PROFILES / "gpt_forward.sqlite"), str(PROFILES / "gpt_train.sqlite"),
                           "--plot", str(IMAGES / "breakdown.png")], check=True, stdout=subprocess.DEVNULL)
     report_screenshot("report.png")

@@ -96,6 +96,12 @@ def category_colors(present: Sequence[str], categories: Sequence[str], idle: str
     return colors
 
 
+def text_color(background: str) -> str:
+    """White on a dark colour (matmul's blue, a CUDA graph's navy), black on a light one: by relative luminance."""
+    r, g, b = (int(background[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.45 else "black"
+
+
 def check_png(path: str | Path, option: str = "--plot") -> Path:
     path = Path(path)
     if path.suffix.lower() != ".png":

@@ -37,6 +37,7 @@ def _draw_bars(ax, report: BreakdownReport, labels: list[str], present: list[str
         for bar, width in zip(bars, widths):
             if width >= _SHOW_LABEL_PCT:
                 ax.text(bar.get_x() + width / 2, bar.get_y() + bar.get_height() / 2, f"{width:.0f}%",
-                        ha="center", va="center", fontsize=8)
+                        ha="center", va="center", fontsize=8, color=plotstyle.text_color(colors[category]))
         left = [a + b for a, b in zip(left, widths)]
     ax.set_yticks(range(len(labels)), [plotstyle.label(lbl) for lbl in labels])
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 import tempfile
 from pathlib import Path
 
@@ -31,7 +32,7 @@ th,td{padding:3px 8px;border-bottom:1px solid #eceef2;text-align:left;vertical-a
 th{background:#f0f2f5;cursor:pointer;user-select:none;white-space:nowrap;position:sticky;top:0}
 th.sorted-asc::after{content:" \\25B2";font-size:10px}th.sorted-desc::after{content:" \\25BC";font-size:10px}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.short{white-space:nowrap}
-td.long{word-break:break-all;min-width:18em}.scroll{overflow-x:auto;margin:6px 0 4px}
+td.long{overflow-wrap:anywhere;min-width:18em}.scroll{overflow-x:auto;margin:6px 0 4px}
 .note{color:#5b6473;font-size:12px;margin:2px 0 10px}.missing{color:#8a5300;background:#fff6e5;padding:6px 10px;
 border-radius:4px}.finding{border-left:4px solid #999;padding:4px 12px;margin:14px 0}
 .finding.error{border-color:#c62828}.finding.warning{border-color:#e69500}.finding.info{border-color:#1f77b4}
@@ -185,7 +186,13 @@ def _cell(column: str, value) -> str:
     short = shorten_name(text, 110)
     title = f' title="{_e(text)}"' if short != text else ""
     kind = "short" if len(short) <= 32 else "long"
-    return f'<td class="{kind}" data-col="{_e(column)}"{title}>{_e(short)}</td>'
+    shown = _BREAKS.sub(r"\1<wbr>", _e(short)) if kind == "long" else _e(short)
+    return f'<td class="{kind}" data-col="{_e(column)}"{title}>{shown}</td>'
+
+
+# Where a long kernel name may wrap (after _ , ( < : and before nothing else): a C++ name has few spaces, and
+# breaking anywhere split words such as "cublas" across lines.
+_BREAKS = re.compile(r"(_|,|\(|&lt;|::)")
 
 
 def _missing(message: str | None) -> str:

@@ -8,7 +8,6 @@ and importing matplotlib is half of that."""
 from __future__ import annotations
 
 import hashlib
-import math
 import threading
 from collections import defaultdict
 from pathlib import Path
@@ -24,10 +23,12 @@ LEVEL_IN = 0.26          # height of one nesting level
 LABEL_MIN_PX = 40        # a box at least this wide gets its label
 CHAR_PX = 7.0            # width of one label character at LABEL_FONT (7 pt at 120 dpi)
 LABEL_FONT = 7
+LABEL_MARGIN_PX = 8      # room left between a label and its box's edges
 BAND_MIN_HEIGHT = 0.12   # a band column with any work is at least this share of the row high
 NVTX_SHADES = ("#9fb3c8", "#b8c7d9", "#8da4bd", "#c9d4e2", "#a9b9cc")
 FIXED_COLORS = {
-    "memset": "#8c6d31", "CUDA graph": "#393b79", "NVTX": NVTX_SHADES[0], "CUDA call": "#b0b0b0",
+    "memset": "#4d4d4d",  # dark grey: a brown could not be told from reduction's
+    "CUDA graph": "#393b79", "NVTX": NVTX_SHADES[0], "CUDA call": "#b0b0b0",
     API_COLOR_KEYS["launch"]: "#74c476", API_COLOR_KEYS["sync"]: "#e6550d", API_COLOR_KEYS["copy"]: "#fdae6b",
 }
 MEMCPY_COLORS = {"HtoD": "#e7ba52", "DtoH": "#ad494a", "DtoD": "#a55194", "PtoP": "#7b4173", "HtoH": "#bd9e39",
@@ -132,18 +133,19 @@ def _draw_boxes(ax, timeline: Timeline, rows: list[float], colors: dict, start_m
             x1 = max(x1, x0 + px_ms)  # at least one pixel
             y0, y1 = top + 0.1, top + 0.9
             alpha = "box" if (x1 - x0) / px_ms >= 4 else "thin"  # thin boxes get no white edge
-            width_px = (x1 - x0) / px_ms
-            if b.label and width_px >= LABEL_MIN_PX:
-                labels.append((x0, x1, (y0 + y1) / 2, _fit(plotstyle.label(b.label), width_px)))
+        width_px = (x1 - x0) / px_ms
         color = _nvtx_color(b.label) if b.color_key == "NVTX" and b.shape == "box" else colors[b.color_key]
+        if b.shape == "box" and b.label and width_px >= LABEL_MIN_PX:
+            labels.append((x0, x1, (y0 + y1) / 2, _fit(plotstyle.label(b.label), width_px), color))
         key = (color, alpha)
         polys[key].append(((x0, y0), (x0, y1), (x1, y1), (x1, y0)))
         facecolors[key] = color
     for (color, alpha), verts in polys.items():
         ax.add_collection(PolyCollection(verts, facecolors=color, edgecolors="white" if alpha == "box" else "none",
                                          linewidths=0.3, alpha=0.75 if alpha == "band" else 1.0))
-    for x0, x1, y, text in labels:
-        ax.text((x0 + x1) / 2, y, text, ha="center", va="center", fontsize=LABEL_FONT, clip_on=True)
+    for x0, x1, y, text, color in labels:
+        ax.text((x0 + x1) / 2, y, text, ha="center", va="center", fontsize=LABEL_FONT, clip_on=True,
+                color=plotstyle.text_color(color))
 
 
 def _decorate(ax, timeline: Timeline, rows: list[float], total: int, start_ms: float, end_ms: float) -> None:
@@ -160,8 +162,9 @@ def _decorate(ax, timeline: Timeline, rows: list[float], total: int, start_ms: f
     ax.set_xlabel("time (ms, profile clock)")
     from matplotlib.ticker import StrMethodFormatter
 
-    decimals = max(0, -math.floor(math.log10(max(end_ms - start_ms, 1e-9) / 5)))
-    ax.xaxis.set_major_formatter(StrMethodFormatter(f"{{x:,.{decimals}f}}"))  # 1,600,000 or 2,410.25
+    ticks = ax.xaxis.get_major_locator().tick_values(start_ms, end_ms)
+    step = (ticks[1] - ticks[0]) if len(ticks) > 1 else (end_ms - start_ms)
+    ax.xaxis.set_major_formatter(StrMethodFormatter(f"{{x:,.{_decimals(step)}f}}"))  # 1,600,000 or 2,410.25
     ax.grid(axis="x", alpha=plotstyle.GRID_ALPHA)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
@@ -177,9 +180,17 @@ def _decorate(ax, timeline: Timeline, rows: list[float], total: int, start_ms: f
         ax.text((start_ms + end_ms) / 2, 0.5, "nothing ran in this window", ha="center", va="center")
 
 
+def _decimals(step: float) -> int:
+    """The decimals that write every multiple of the tick step exactly (0.0025 ms: 4, not 3)."""
+    for decimals in range(10):
+        if abs(round(step, decimals) - step) <= abs(step) * 1e-6:
+            return decimals
+    return 10
+
+
 def _fit(text: str, width_px: float) -> str:
-    """`text` cut to what fits in `width_px` at the label font, with an ellipsis."""
-    chars = int(width_px / CHAR_PX)
+    """`text` cut to what fits in `width_px` at the label font, less a few pixels of margin, with an ellipsis."""
+    chars = int((width_px - LABEL_MARGIN_PX) / CHAR_PX)
     if len(text) <= chars:
         return text
     return text[: max(1, chars - 1)] + "…"
