@@ -1,7 +1,8 @@
 """`export --to perfetto`: the Chrome trace event format (JSON, gzipped when the name ends in .gz), which
 ui.perfetto.dev and chrome://tracing open, streamed: events are made in SQL (sql/visual/trace_*.sql, one JSON text
-per row), written by DuckDB itself to a temporary file on all cores and copied from there into the trace as bytes,
-so a profile of millions of kernels exports in bounded memory and Python never touches one event.
+per row), written by DuckDB itself to a temporary file on all cores and copied from there into the trace as bytes (in a
+thread, so gzip on one core runs while DuckDB writes the next family), so a profile of millions of kernels exports
+in bounded memory and Python never touches one event.
 
 Tracks: each host process (a "process") with its threads (CUDA API calls and NVTX push/pop ranges as nested
 slices, start/end ranges as async slices, marks as instants); each GPU of a profile as a process whose threads are
@@ -16,6 +17,7 @@ import gzip
 import json
 import os
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -64,6 +66,11 @@ class TraceWriter:
         self._out: IO[bytes] = gzip.open(path, "wb", compresslevel=1) if compress else open(path, "wb")
         self._pending = False  # an event was written and the next one needs its separator first
         self._scratch = tempfile.TemporaryDirectory(prefix="nsys-analytics-trace-")
+        # Every write to the trace goes through this one thread, in order: compressing a family's events (gzip
+        # and file reads release the GIL) overlaps DuckDB's writing of the next one.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trace-writer")
+        self._jobs: list[Future] = []
+        self._files = 0
         self.summary = TraceSummary()
         self._out.write(b'{"displayTimeUnit": "ns", "traceEvents": [\n')
 
@@ -106,7 +113,7 @@ class TraceWriter:
             events.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": track,
                            "args": {"sort_index": track}})
         if events:
-            self._write(",\n".join(json.dumps(e, separators=(",", ":")) for e in events).encode())
+            self._submit(self._write, ",\n".join(json.dumps(e, separators=(",", ":")) for e in events).encode())
         self.summary.events["metadata"] += len(events)
 
     def _stream(self, profile: Profile, query: str, params: dict) -> int:
@@ -114,27 +121,35 @@ class TraceWriter:
         COPY, in parallel), and copy that file into the trace; return how many events."""
         view = f"_{query}"
         profile.sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {profile_sql(query, params)}")
-        lines = Path(self._scratch.name) / f"{query}.txt"
+        self._files += 1
+        lines = Path(self._scratch.name) / f"{self._files}_{query}.txt"
         target = str(lines).replace("'", "''")
         with progress.showing(f"writing {query.removeprefix('trace_')} events of {profile.path.name}"):
             (count,) = profile.con.execute(f"COPY (SELECT event || ',' FROM {view}) TO '{target}' "
                                            f"({_EVENT_LINES})").fetchone()
-            if count:
-                self._copy_events(lines)
-        lines.unlink(missing_ok=True)
+        self._submit(self._copy_events, lines, count)
         return count
 
-    def _copy_events(self, lines: Path) -> None:
+    def _copy_events(self, lines: Path, count: int) -> None:
         """The file's bytes but its last ',\n' (a separator goes before the next event instead: JSON takes no comma
-        after the last one)."""
-        left = os.path.getsize(lines) - len(SEPARATOR)
-        with open(lines, "rb") as src:
-            if self._pending:
-                self._out.write(SEPARATOR)
-            while left > 0 and (chunk := src.read(min(COPY_CHUNK, left))):
-                self._out.write(chunk)
-                left -= len(chunk)
-        self._pending = True
+        after the last one); then the file is removed."""
+        if count:
+            left = os.path.getsize(lines) - len(SEPARATOR)
+            with open(lines, "rb") as src:
+                if self._pending:
+                    self._out.write(SEPARATOR)
+                while left > 0 and (chunk := src.read(min(COPY_CHUNK, left))):
+                    self._out.write(chunk)
+                    left -= len(chunk)
+            self._pending = True
+        lines.unlink(missing_ok=True)
+
+    def _submit(self, job, *args) -> None:
+        """Run `job(*args)` on the writer thread after the writes before it; a failed one fails the export."""
+        for done in [j for j in self._jobs if j.done()]:
+            done.result()  # raises what the job raised (e.g. a full disk), before more work is queued
+            self._jobs.remove(done)
+        self._jobs.append(self._writer.submit(job, *args))
 
     def _write(self, events: bytes) -> None:
         """Events joined by SEPARATOR, after those written so far."""
@@ -144,12 +159,20 @@ class TraceWriter:
         self._pending = True
 
     def close(self) -> None:
+        try:
+            for job in self._jobs:
+                job.result()
+        except BaseException:
+            self.abort()
+            raise
+        self._writer.shutdown()
         other = {"exporter": "nsys-analytics", "profiles": self.summary.profiles}
         self._out.write(f'\n],\n"otherData": {json.dumps(other)}\n}}\n'.encode())
         self._out.close()
         self._scratch.cleanup()
 
     def abort(self) -> None:
+        self._writer.shutdown(wait=True, cancel_futures=True)
         self._out.close()
         self._scratch.cleanup()
 
