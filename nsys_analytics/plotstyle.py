@@ -122,11 +122,16 @@ def _escape_texts(fig) -> None:
 
 def save(fig, path: str | Path, option: str = "--plot", dpi: int = DPI) -> Path:
     """Write `fig` to `path` (format from its suffix, PNG without one) through a temporary file in the same folder,
-    then close the figure."""
+    then close the figure. A path that is not a regular file (/dev/null, a FIFO) is written to directly: renaming
+    over it would replace a device with a file."""
     path = Path(path)
     _escape_texts(fig)
     tmp = None
     try:
+        if path.exists() and not path.is_file() and not path.is_dir():  # /dev/null, a FIFO: written to, not replaced
+            with open(path, "wb") as out:
+                fig.savefig(out, format=path.suffix[1:].lower() or "png", dpi=dpi)
+            return path
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         mask = os.umask(0)
         os.umask(mask)

@@ -34,8 +34,12 @@ def check_parquet_output(output: str | Path | None, inputs: Iterable[str | Path]
 
 @contextmanager
 def atomic_path(path: str | Path, option: str = "-o"):
-    """Yield a temporary path beside `path`; on success it replaces `path`, on failure it is removed."""
+    """Yield a temporary path beside `path`; on success it replaces `path`, on failure it is removed. A path that
+    is not a regular file (/dev/null, a FIFO) is yielded itself: renaming over it would replace a device with a file."""
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        yield path
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
     except OSError as e:
