@@ -92,7 +92,9 @@ def write_report(report, fmt, tables, limit, output, plot) -> None:
         if output is None:
             click.echo(text, nl=False)
         else:
-            output.write_text(text)
+            from .outputs import write_text
+
+            write_text(output, text)  # whole or not at all, never onto an input
             click.echo(f"wrote {output}", err=True)
     if plot is not None:
         from ..diff.plot import plot_report

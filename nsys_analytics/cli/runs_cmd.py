@@ -60,7 +60,9 @@ def _emit(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text)
+        from .outputs import write_text
+
+        write_text(output, text)  # whole or not at all, never onto an input
         click.echo(f"wrote {output}", err=True)
 
 
