@@ -64,6 +64,25 @@ class Profile(data_access.Profile):
 
         return breakdown_frame(self, basis, level, rules, top, memory_ops, by, ranges, window, **filters)
 
+    def nvtx_summary(self):
+        """Time per NVTX range name and style, = `nsys stats --report nvtx_sum` (`nsys-analytics nvtx`)."""
+        from .nvtx.report import nvtx_summary
+
+        return nvtx_summary(self).to_pandas()
+
+    def nvtx_gpu_summary(self, attribution: str = "thread", exclusive: bool = False):
+        """Projected GPU time per NVTX range, = `nsys stats --report nvtx_gpu_proj_sum` (`nsys-analytics nvtx-gpu`)."""
+        from .nvtx.report import nvtx_gpu_projection_summary
+
+        return nvtx_gpu_projection_summary(self, attribution, exclusive).to_pandas()
+
+    def nvtx_kernel_summary(self, attribution: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
+                            graphs: bool = False):
+        """Kernels per NVTX range, = `nsys stats --report nvtx_kern_sum` (`nsys-analytics nvtx-kernels`)."""
+        from .nvtx.report import nvtx_kernel_summary
+
+        return nvtx_kernel_summary(self, attribution, exclusive, name_kind, graphs).to_pandas()
+
     def attach(self, path: str | Path, alias: str) -> Profile | NcuReport:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`).
         An Nsight Compute report's tables come the same way (e.g. `n.ncu_metrics`)."""
@@ -113,23 +132,67 @@ class ProfileSet(set_access.ProfileSet):
 
     >>> ps = nsys_analytics.open_set(["runs/"], jobs=2)     # files, globs or a folder; scheduler="tcp://h:8786"
     >>> ps.kernel_summary()                                 # per rank and rank 'all' (exact merge)
+    >>> ps.nvtx_kernel_summary(table="combined")            # every report method of open()'s Profile
     >>> ps.nccl()                                           # one row per NCCL kernel, with its rank
     >>> ps.ranks_table()                                    # per rank and step: busy, compute, comm, waits
     >>> ps.df("SELECT count(*) AS n FROM kernels")          # any SQL, run on every rank
     """
 
-    def kernel_summary(self, limit: int | None = None, **filters):
-        """cuda_gpu_kern_sum per rank, and over all ranks (rank 'all'), unrounded."""
+    # The reports of the single-profile API, over every rank. Each returns the CLI's `--format csv` table of the
+    # same command over the same files: per-rank rows, then the combined rows with rank 'all' (`table="all"`);
+    # `table="combined"` or `"ranks"` gives one of the two (the CLI's --combined / --per-rank).
+    def kernel_summary(self, by_launch: bool = False, limit: int | None = None, table: str = "all", **filters):
+        """cuda_gpu_kern_sum (`by_launch`: cuda_gpu_kern_gb_sum) per rank and over all ranks (exact merge), =
+        `nsys-analytics kernels PROFILES...`. Filters as in `Profile.kernel_summary`."""
+        from .filters import KernelFilter
+        from .ranks.sets import kernel_summary_set
+
+        return _set_frame(kernel_summary_set(self, KernelFilter(**filters), limit, by_launch), table)
+
+    def kernel_categories(self, rules=None, unmatched: bool = False, limit: int | None = None, table: str = "all",
+                          **filters):
+        """Each kernel name with its category, rule and tags, per rank and summed over the ranks, =
+        `nsys-analytics classify PROFILES...`."""
+        from .categories.rules import load_rules
+        from .filters import KernelFilter
+        from .ranks.sets import classify_set
+
+        return _set_frame(classify_set(self, load_rules(rules), KernelFilter(**filters), unmatched, limit), table)
+
+    def nvtx_summary(self, table: str = "all"):
+        """nvtx_sum per rank and over all ranks (exact), = `nsys-analytics nvtx PROFILES...`."""
+        from .ranks.nvtx import nvtx_sum_set
+
+        return _set_frame(nvtx_sum_set(self), table)
+
+    def nvtx_gpu_summary(self, attribution: str = "thread", exclusive: bool = False, table: str = "all"):
+        """nvtx_gpu_proj_sum per rank and over all ranks (exact), = `nsys-analytics nvtx-gpu PROFILES...`."""
+        from .ranks.nvtx import nvtx_gpu_set
+
+        return _set_frame(nvtx_gpu_set(self, attribution, exclusive), table)
+
+    def nvtx_kernel_summary(self, attribution: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
+                            graphs: bool = False, table: str = "all"):
+        """nvtx_kern_sum per rank and over all ranks (exact), = `nsys-analytics nvtx-kernels PROFILES...`."""
+        from .ranks.nvtx import nvtx_kernels_set
+
+        return _set_frame(nvtx_kernels_set(self, attribution, exclusive, name_kind, graphs), table)
+
+    def nccl_summary(self, table: str = "all"):
+        """= the nccl_sum recipe per rank and over all ranks, = `nsys-analytics nccl PROFILES...`."""
+        from .ranks.sets import nccl_sum_set
+
+        return _set_frame(nccl_sum_set(self), table)
+
+    def breakdown(self, basis: str = "kernel", level: str = "category", rules=None, top: int | None = None,
+                  memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None,
+                  window: str = "steady", **filters):
+        """Each rank's `Profile.breakdown` table stacked with a `rank` column. No combined table: shares of each
+        rank's own basis do not add up across ranks."""
         import pandas as pd
 
-        from .filters import KernelFilter
-        from .ranks.data import kernel_durations
-        from .ranks.merge import merge_distributions, summarize
-
-        dists = self.map(kernel_durations, KernelFilter(**filters))
-        frames = [summarize(merge_distributions([d])).assign(rank=r) for r, d in zip(self.ranks, dists)]
-        frames.append(summarize(merge_distributions(dists)).assign(rank="all"))
-        out = pd.concat([f.head(limit) if limit else f for f in frames], ignore_index=True)
+        frames = self.map(_rank_breakdown, basis, level, rules, top, memory_ops, by, ranges, window, filters)
+        out = pd.concat([f.assign(rank=r) for r, f in zip(self.ranks, frames)], ignore_index=True)
         return out[["rank", *[c for c in out.columns if c != "rank"]]]
 
     def nccl(self):
@@ -154,6 +217,24 @@ class ProfileSet(set_access.ProfileSet):
 
         frames = self.map(_rank_df, query, params)
         return pd.concat([f.assign(rank=r) for r, f in zip(self.ranks, frames)], ignore_index=True)
+
+
+def _set_frame(result, table: str):
+    """A SetResult as the one table `--format csv` writes (per-rank rows, then rank 'all'), or one of its two."""
+    from .ranks.render import SET_TABLES, one_table
+
+    if table not in SET_TABLES:
+        from .errors import UsageError
+
+        raise UsageError(f"table {table!r}: choose one of {', '.join(SET_TABLES)}")
+    return one_table(result, table).to_pandas()
+
+
+def _rank_breakdown(member, basis, level, rules, top, memory_ops, by, ranges, window, filters):
+    from .breakdown.report import breakdown_frame
+
+    with member.open() as p:
+        return breakdown_frame(p, basis, level, rules, top, memory_ops, by, ranges, window, **filters)
 
 
 def _rank_df(member, query, params):

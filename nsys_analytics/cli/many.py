@@ -272,13 +272,13 @@ def _run_body(member, module: str, kwargs: dict) -> tuple[list[Result], str, int
 
 
 def emit_set(result, fmt: str, output: Path | None, only: str = "all") -> None:
-    from ..ranks.render import _one_table, render_set
+    from ..ranks.render import one_table, render_set
 
     if fmt == "parquet":  # the one table `--format csv` writes: per-rank rows and, by default, rank `all`
         from ..render import write_parquet
         from ..visual.outputs import check_parquet_output
 
-        table = _one_table(result, only)
+        table = one_table(result, only)
         write_parquet(table, check_parquet_output(output))
         click.echo(f"wrote {len(table.rows)} rows to {output}", err=True)
         return

@@ -19,7 +19,7 @@ def render_set(result, fmt: str, table: str = "all") -> str:
         out["notes"] = list(result.notes)
         return json.dumps(out, indent=2, default=str) + "\n"
     if fmt == "csv":
-        return render(_one_table(result, table), "csv")
+        return render(one_table(result, table), "csv")
     parts = []
     titles = {"combined": "All ranks", "ranks": "Per rank"}
     for name, t in tables.items():
@@ -33,7 +33,7 @@ def render_set(result, fmt: str, table: str = "all") -> str:
     return "".join(parts) + notes
 
 
-def _one_table(result, table: str):
+def one_table(result, table: str):
     from ..result import Result
 
     if table == "combined" and result.combined is not None:
