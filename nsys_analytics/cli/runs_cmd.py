@@ -35,6 +35,13 @@ def _open(db, create: bool = False):
     return Catalog(db, create)
 
 
+def _open_for_add(db):
+    """The catalog (made if missing) and the function that adds a run to it: both import SQLAlchemy."""
+    from ..catalog.data import add_run
+
+    return _open(db, True), add_run
+
+
 def _tags(items: tuple[str, ...]) -> dict[str, str]:
     tags = {}
     for item in items:
@@ -99,17 +106,20 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
       nsys-analytics runs add rank0.sqlite rank1.sqlite --ranks --tag job=42
       nsys-analytics runs add run.sqlite --attribution process --diagnose
     """
-    from ..catalog.add import summarize_run
-    from ..catalog.data import add_run
     from ..categories import load_rules
 
     tags, rules = _tags(tag_items), load_rules(rules_files)
     groups = [list(profiles)] if ranks else [[p] for p in profiles]
     with ThreadPoolExecutor(max_workers=1) as pool:
-        opening = pool.submit(_open, db, True)  # SQLAlchemy's import and the connection overlap the first queries
+        # SQLAlchemy's import (catalog.data imports it) and the connection overlap the profile's import and queries;
+        # nothing on this thread may import SQLAlchemy before the summaries are made, or it waits for it.
+        opening = pool.submit(_open_for_add, db)
+        from ..catalog.add import summarize_run
+
         for paths in groups:
             summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
-            run_id, added = add_run(opening.result(), summaries, tags, found)
+            catalog, add_run = opening.result()
+            run_id, added = add_run(catalog, summaries, tags, found)
             what = " + ".join(paths)
             click.echo(f"added run {run_id}: {what}" if added else f"already stored as run {run_id}: {what}")
 
