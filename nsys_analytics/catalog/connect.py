@@ -164,22 +164,17 @@ class Catalog:
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run `work(conn)` in one write transaction (SQLite: BEGIN IMMEDIATE, so writers queue on the busy
         timeout instead of failing), retried a few times on a lock or serialization conflict."""
-        for attempt in range(_RETRIES):
-            try:
-                with self._connection(write=True) as conn, conn.begin():
-                    return work(conn)
-            except DBAPIError as e:
-                if attempt + 1 < _RETRIES and _transient(e):
-                    time.sleep(0.05 * 2 ** attempt * (1 + random.random()))
-                    continue
-                raise self.error(e) from None
+        return self._transaction(work, write=True)
 
     def read(self, work: Callable[[Connection], T]) -> T:
         """Run `work(conn)` in one read transaction, retried like `write` on a lock conflict (a reader can meet
         one while another process sets up a new catalog's WAL files)."""
+        return self._transaction(work, write=False)
+
+    def _transaction(self, work: Callable[[Connection], T], write: bool) -> T:
         for attempt in range(_RETRIES):
             try:
-                with self._connection(write=False) as conn, conn.begin():
+                with self._connection(write=write) as conn, conn.begin():
                     return work(conn)
             except DBAPIError as e:
                 if attempt + 1 < _RETRIES and _transient(e):
