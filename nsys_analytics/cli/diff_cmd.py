@@ -88,14 +88,9 @@ def write_report(report, fmt, tables, limit, output, plot) -> None:
         from ..diff.render import render_report
 
         chosen = tuple(tables) or (("kernels",) if fmt == "csv" else TABLES)
-        text = render_report(report, fmt, chosen, limit or None)
-        if output is None:
-            click.echo(text, nl=False)
-        else:
-            from .outputs import write_text
+        from .outputs import emit
 
-            write_text(output, text)  # whole or not at all, never onto an input
-            click.echo(f"wrote {output}", err=True)
+        emit(render_report(report, fmt, chosen, limit or None), output)
     if plot is not None:
         from ..diff.plot import plot_report
 

@@ -110,6 +110,15 @@ def write_text(path: Path, text: str) -> None:
         partial.write_text(text)
 
 
+def emit(text: str, output: Path | None) -> None:
+    """`text` as it is to stdout, or whole to the file -o names (see `write_text`)."""
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_text(Path(output), text)
+        click.echo(f"wrote {output}", err=True)
+
+
 def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)

@@ -11,6 +11,7 @@ from ..collect.tools import find_tool
 from ..errors import UsageError
 from ..render import PARQUET
 from ..textreport_render import REPORT_FORMATS
+from .outputs import emit
 from .runs_cmd import DB_OPTION, _tags
 
 
@@ -102,7 +103,7 @@ def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
 
         write_parquet_tables(report.tables(), output)
     else:
-        _write(render_text_report(report, fmt), output)
+        emit(render_text_report(report, fmt), output)
     if catalog_args[0]:
         _add_to_catalog(out.sqlite, tags, *catalog_args[1:])
 
@@ -123,7 +124,7 @@ def _ncu(out, options, command, force, fmt, output) -> None:
 
         write_parquet_tables({"ncu": result}, output, (), "ncu")
     else:
-        _write(render(result, fmt), output)
+        emit(render(result, fmt), output)
 
 
 def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: dict[str, str]) -> None:
@@ -137,13 +138,3 @@ def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: 
     catalog = Catalog(db)
     run_id, added = add_run(catalog, summaries, {**tags, **extra}, found)
     click.echo(f"{'added to' if added else 'already in'} the run catalog {catalog.name} as run {run_id}", err=True)
-
-
-def _write(text: str, output: Path | None) -> None:
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        from .outputs import write_text
-
-        write_text(output, text)  # whole or not at all, never onto an input
-        click.echo(f"wrote {output}", err=True)

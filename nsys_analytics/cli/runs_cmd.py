@@ -64,13 +64,9 @@ def _emit_tables(tables: dict, fmt: str, output: Path | None) -> None:
 
 
 def _emit(text: str, output: Path | None) -> None:
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        from .outputs import write_text
+    from .outputs import emit  # loaded when something is written: runs list starts without the profile stack
 
-        write_text(output, text)  # whole or not at all, never onto an input
-        click.echo(f"wrote {output}", err=True)
+    emit(text, output)
 
 
 @click.group("runs")
