@@ -86,7 +86,6 @@ def measure(
         peak_rss_mb=round(raw["peak_rss_kib"] / 1024, 1),
         cpu_s=round(raw["cpu_s"], 3),
         returncode=raw["returncode"],
-        cpu_s=round(raw["cpu_s"], 3),
     )
 
 
