@@ -46,7 +46,6 @@ class Measurement(TypedDict):
     peak_rss_mb: float
     cpu_s: float      # user + system time of the command's process tree
     returncode: int
-    cpu_s: float  # user + system CPU time of the command's process tree
 
 
 def measure(
