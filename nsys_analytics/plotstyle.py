@@ -41,39 +41,12 @@ def pyplot():
     return plt
 
 
-def figure(figsize: tuple[float, float]):
-    """A figure on matplotlib's Agg canvas, without pyplot (for pictures that are only written to files): a
-    tenth of a second less to import, which counts where the whole command must take under a second."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=figsize)
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def import_figure() -> None:
-    """Import what `figure()` and `fonts()` need (to do it in a thread while queries run)."""
-    import matplotlib.backends.backend_agg  # noqa: F401
-    import matplotlib.collections  # noqa: F401
-    import matplotlib.figure  # noqa: F401
-
-
 @contextmanager
 def style():
     """Draw inside this: the house fonts."""
     plt = pyplot()
     with plt.rc_context(FONT):
         yield plt
-
-
-@contextmanager
-def fonts():
-    """The house fonts, for a `figure()` drawn and saved inside this (no pyplot)."""
-    import matplotlib
-
-    with matplotlib.rc_context(FONT):
-        yield
 
 
 def label(text) -> str:
@@ -143,7 +116,7 @@ def save(fig, path: str | Path, option: str = "--plot", dpi: int = DPI) -> Path:
     except OSError as e:
         raise UsageError(f"{option} {path}: cannot be written ({e.strerror})") from e
     finally:
-        if "matplotlib.pyplot" in sys.modules:  # a figure() is no pyplot figure: nothing to close
+        if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close(fig)
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)

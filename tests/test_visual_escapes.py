@@ -39,15 +39,14 @@ def test_plots_print_no_control_character(hostile_profile, tmp_path, args):  # n
 
 
 def test_the_picture_shows_the_name_escaped(hostile_profile, tmp_path):  # noqa: F811
-    """The SVG holds the range's name with its escapes (matplotlib writes each text as a comment beside its
-    glyphs), not the raw control characters."""
+    """The SVG holds the range's name with its escapes as a text element, not the raw control characters."""
     out = tmp_path / "t.svg"
     done = subprocess.run([sys.executable, "-m", "nsys_analytics", "timeline", str(hostile_profile), "-o", str(out),
                            "--no-api"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stderr
     svg = out.read_text()
     assert not CONTROL.findall(svg.replace("\n", ""))
-    assert "<!-- range\\x1b]0;owned\\x07" in svg
+    assert ">range\\x1b]0;owned\\x07" in svg
 
 
 def test_the_trace_keeps_the_exact_name(hostile_profile, tmp_path):  # noqa: F811

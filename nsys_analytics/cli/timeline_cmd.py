@@ -8,7 +8,7 @@ import click
 
 from ..categories import load_rules
 from ..visual.outputs import check_not_input
-from ..visual.plot import check_path, data_width_px, plot_timeline, preload
+from ..visual.plot import check_path, data_width_px, plot_timeline
 from ..visual.timeline import build_timeline
 from .classify_cmd import RULES_OPTION
 from .options import SINGLE_PROFILE_ARG, window_options
@@ -39,7 +39,6 @@ def command(profile, window, output, no_api, no_nvtx, rules_files):
       nsys-analytics timeline big.sqlite --start 2.5s --end 2.51s -o ten_ms.png
     """
     output = check_path(check_not_input(output, [profile]))
-    preload()
     with open_profile(profile) as p:
         timeline = build_timeline(p, window, rules=load_rules(rules_files), width_px=data_width_px(),
                                   api=not no_api, nvtx=not no_nvtx)

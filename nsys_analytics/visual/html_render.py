@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import re
 import tempfile
 from pathlib import Path
 
-from .. import plotstyle
 from ..breakdown.plot import plot_report
 from ..render import shorten_name
 from ..result import Result
 from ..textreport import ReportSection
 from .html import Page, ProfileView
-from .plot import draw
+from .plot import timeline_png
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;margin:0;background:#f6f7f9}
@@ -137,7 +135,7 @@ def _findings(v: ProfileView) -> str:
             picture = f"<div class=\"note\">Worst window {start / 1e6:,.3f} – {end / 1e6:,.3f} ms"
             if fv.timeline.lanes:
                 picture += " (and 10 % of its length on each side):</div>" + _image(
-                    _timeline_png(fv.timeline), f"timeline of the worst window of {f.rule}")
+                    timeline_png(fv.timeline), f"timeline of the worst window of {f.rule}")
             else:
                 picture += ": nothing ran in it or around it, on the GPU or in a traced CUDA call.</div>"
         out.append(f'<div class="finding {f.severity}" data-rule="{_e(f.rule)}"><p><span class="sev {f.severity}">'
@@ -201,13 +199,6 @@ def _missing(message: str | None) -> str:
 
 def _image(png: bytes, alt: str) -> str:
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
-
-
-def _timeline_png(timeline) -> bytes:
-    with plotstyle.fonts():
-        buffer = io.BytesIO()
-        draw(timeline).savefig(buffer, format="png", dpi=plotstyle.DPI)
-    return buffer.getvalue()
 
 
 def _breakdown_png(v: ProfileView, categories: list[str]) -> bytes:
