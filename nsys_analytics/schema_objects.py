@@ -13,9 +13,9 @@ from . import sql_files
 # In an order where each view comes after the views it reads.
 VIEWS = (
     "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "_kernel_name_stats",
-    "cuda_api", "nvtx_events",
+    "_kernel_durations", "cuda_api", "nvtx_events",
     "memcpy", "memset", "graph_executions", "syncs", "devices", "session",
-    "_nvtx_range_times", "_nvtx_ranges", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
+    "_nvtx_range_times", "_nvtx_ranges", "_range_durations", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
     "_op_ranges_launch", "_op_ranges_gpu", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
 )
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))

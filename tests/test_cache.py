@@ -217,6 +217,33 @@ def test_a_rank_of_a_whole_launch_report_reads_its_own_rows_through_the_cache(ca
         assert counts["direct", pid][2] == 1
 
 
+def test_diff_summaries_read_the_stored_duration_counts_and_equal_the_exports(cached, monkeypatch):
+    """diff / runs add read _kernel_durations and _range_durations from the cache (built by the first summary);
+    the summaries equal those computed from the export directly, also for the ranks of a whole-launch report
+    (whose profiles filter the raw tables and keep no decoded view)."""
+    from nsys_analytics.categories import load_rules
+    from nsys_analytics.diff.data import summarize, summarize_member
+    from nsys_analytics.profile_set import ProfileSet
+
+    from .conftest import rank_files
+
+    rules = load_rules()
+    (whole,) = rank_files("ddp_whole")
+    summaries = {}
+    for mode in ("direct", "cached", "cached again"):
+        monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1" if mode == "direct" else "0")
+        with nsys_analytics.open(TRAIN) as p:
+            summaries[mode] = summarize(p, rules, attribution="none")
+            if mode != "direct":
+                assert {"_kernel_durations", "_range_durations"} <= set(p._cache.attached)
+        summaries[mode, "ranks"] = ProfileSet([str(whole)]).map(summarize_member, rules, "none", False)
+    assert {"_kernel_durations.duckdb", "_range_durations.duckdb"} <= parts(cached)
+    assert len(summaries["direct"].kernels) > 50 and len(summaries["direct"].ranges) > 5
+    assert summaries["direct"] == summaries["cached"] == summaries["cached again"]
+    assert len(summaries["direct", "ranks"]) == 2
+    assert summaries["direct", "ranks"] == summaries["cached", "ranks"] == summaries["cached again", "ranks"]
+
+
 def no_cache_run(*args) -> CliRunner:
     """A CLI run with --no-cache, which then leaves the cache on again for this process."""
     result = CliRunner().invoke(cli, ["--no-cache", *map(str, args)])

@@ -35,7 +35,8 @@ _LAUNCH = re.compile(r"\b(" + "|".join(LAUNCH_COLUMNS) + r")\b")
 PROJECTED = ("kernels_in",)
 # Views stored as tables, built the first time a query reads them. The kernel table is stored without its bad rows
 # (bad_rows.py), so views over it can be stored too.
-MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops", "_kernel_name_stats")
+MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops", "_kernel_name_stats", "_kernel_durations",
+                "_range_durations")
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 
