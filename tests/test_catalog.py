@@ -245,6 +245,77 @@ def test_a_fifo_or_a_folder_is_no_catalog(tmp_path):
         assert "not a regular file" in out and out.count("\n") == 1
 
 
+# -- runs add in a process of its own: the catalog is opened and written by a forked process -------------------
+
+def _own_process(*args, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The CLI as a user runs it (main() in a fresh process: `runs add` forks its catalog process,
+    catalog/writer.py); CliRunner's in-process calls take the thread instead."""
+    return subprocess.run([sys.executable, "-m", "nsys_analytics", *map(str, args)], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=300)
+
+
+def _stored(db: str) -> dict[str, list[tuple]]:
+    """Every row of every catalog table, sorted (the time of the add left out)."""
+    from sqlalchemy import select
+
+    from nsys_analytics.catalog.connect import Catalog
+    from nsys_analytics.catalog.schema import metadata
+
+    cat = Catalog(db, create=False)
+    try:
+        def dump(conn):
+            out = {}
+            for table in metadata.sorted_tables:
+                columns = [c for c in table.c if c.name != "added_at"]
+                out[table.name] = sorted((tuple(row) for row in conn.execute(select(*columns))), key=repr)
+            return out
+
+        return cat.read(dump)
+    finally:
+        cat.close()
+
+
+def test_a_forked_catalog_process_stores_what_the_thread_stores(db, tmp_path):
+    forked = _own_process("runs", "add", TRAIN, SDPA, "--tag", "branch=main", "--db", db)
+    assert forked.returncode == 0, forked.stderr
+    assert forked.stdout.splitlines() == [f"added run 1: {TRAIN}", f"added run 2: {SDPA}"] and not forked.stderr
+    again = _own_process("runs", "add", TRAIN, "--db", db)
+    assert again.stdout.strip() == f"already stored as run 1: {TRAIN}" and again.returncode == 0
+    threaded = str(tmp_path / "threaded.db")
+    runs("add", TRAIN, SDPA, "--tag", "branch=main", db=threaded)
+    stored, expected = _stored(db), _stored(threaded)
+    assert len(stored["kernel_stats"]) > 100 and len(stored["range_stats"]) > 10
+    assert stored == expected
+
+
+def test_errors_of_the_catalog_process_are_one_line_with_their_exit_code(db, tmp_path):
+    from sqlalchemy import update
+
+    from nsys_analytics.catalog.connect import Catalog
+    from nsys_analytics.catalog.schema import SCHEMA_VERSION, catalog_meta
+
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(FORWARD.read_bytes()[:50_000])  # truncated: the profile's own error, nothing written
+    result = _own_process("runs", "add", FORWARD, bad, "--ranks", "--db", db)
+    assert result.returncode == 1 and "bad.sqlite" in result.stderr and result.stderr.count("\n") == 1
+    assert result.stdout == "" and PASSWORD not in result.stderr
+    store = Catalog(db)
+    store.write(lambda c: c.execute(update(catalog_meta).values(value="99")))
+    store.close()
+    result = _own_process("runs", "add", FORWARD, "--db", db)  # refused by the catalog process
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and PASSWORD not in result.stderr
+    assert "schema version 99" in result.stderr and f"up to version {SCHEMA_VERSION}" in result.stderr
+    url = f"postgresql://tester:{PASSWORD}@127.0.0.1:{_free_port()}/nowhere"
+    result = _own_process("runs", "add", FORWARD, "--db", url)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert PASSWORD not in result.stderr and "tester:***@127.0.0.1" in result.stderr
+    profile = tmp_path / "mine.sqlite"
+    shutil.copy(TRAIN, profile)
+    result = _own_process("runs", "add", FORWARD, "--db", profile)
+    assert result.returncode == 1 and "not a run catalog" in result.stderr and result.stderr.count("\n") == 1
+    assert _digest(profile) == _digest(TRAIN)
+
+
 # -- concurrent writers ----------------------------------------------------------------------------------------
 
 def _variants(tmp_path: Path, n: int) -> list[Path]:

@@ -14,6 +14,7 @@ from . import interrupts, outputs
 
 EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
+OWN_PROCESS = False  # main() runs: the process is this one command's (`runs add` may fork: catalog/writer.py)
 
 
 # command -> module in nsys_analytics.cli, imported only when that command runs: a command's start-up
@@ -159,6 +160,8 @@ def cli(debug: bool, reexport: bool, no_cache: bool) -> None:
 
 
 def main() -> None:
+    global OWN_PROCESS
+    OWN_PROCESS = True
     try:
         progress.enable(sys.stderr)  # elapsed time of long work, on a terminal only
         interrupts.install()

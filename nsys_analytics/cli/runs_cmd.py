@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -33,13 +32,6 @@ def _open(db, create: bool = False):
     from ..catalog.connect import Catalog
 
     return Catalog(db, create)
-
-
-def _open_for_add(db):
-    """The catalog (made if missing) and the function that adds a run to it: both import SQLAlchemy."""
-    from ..catalog.data import add_run
-
-    return _open(db, True), add_run
 
 
 def _tags(items: tuple[str, ...]) -> dict[str, str]:
@@ -102,20 +94,21 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
       nsys-analytics runs add rank0.sqlite rank1.sqlite --ranks --tag job=42
       nsys-analytics runs add run.sqlite --attribution process --diagnose
     """
-    from ..categories import load_rules
+    from ..catalog.writer import CatalogWriter
+    from . import main
 
-    tags, rules = _tags(tag_items), load_rules(rules_files)
+    tags = _tags(tag_items)
     groups = [list(profiles)] if ranks else [[p] for p in profiles]
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # SQLAlchemy's import (catalog.data imports it) and the connection overlap the profile's import and queries;
-        # nothing on this thread may import SQLAlchemy before the summaries are made, or it waits for it.
-        opening = pool.submit(_open_for_add, db)
+    # SQLAlchemy's import and the catalog's opening overlap the profile's summary (a second process where it can be
+    # forked: catalog/writer.py); nothing here may import SQLAlchemy.
+    with CatalogWriter(db, fork=main.OWN_PROCESS) as writer:
         from ..catalog.add import summarize_run
+        from ..categories import load_rules
 
+        rules = load_rules(rules_files)
         for paths in groups:
             summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
-            catalog, add_run = opening.result()
-            run_id, added = add_run(catalog, summaries, tags, found)
+            run_id, added = writer.add(summaries, tags, found)
             what = " + ".join(paths)
             click.echo(f"added run {run_id}: {what}" if added else f"already stored as run {run_id}: {what}")
 
