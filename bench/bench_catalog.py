@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -30,13 +29,9 @@ from measure import measure as measure_wall  # noqa: E402
 
 
 def measure(cmd: list[str]) -> dict:
-    """measure.py's wall time and peak memory, plus the CPU time (user + system) of the command's process tree:
-    on a shared machine the CPU time moves less with other jobs' load than the wall time does."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = measure_wall(cmd)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result["cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return result
+    """measure.py's wall time, CPU time (user + system of the command's process tree: on a shared machine it moves
+    less with other jobs' load than the wall time does) and peak memory."""
+    return dict(measure_wall(cmd))
 
 
 def best_of(cmd: list[str], runs: int = 3) -> dict:
