@@ -17,6 +17,7 @@ VIEWS = (
     "memcpy", "memset", "graph_executions", "syncs", "devices", "session",
     "_nvtx_range_times", "_nvtx_ranges", "_range_durations", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
     "_op_ranges_launch", "_op_ranges_gpu", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
+    "_nvtx_kernel_stats",
 )
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 # Table macros (parametrized views) with their parameters.
@@ -26,6 +27,7 @@ TABLE_MACROS = {
     "kernels_in_range": ("pattern", "want_mode"),
     "nvtx_attributed_ops": ("want_mode", "innermost_only", "with_graphs := false"),
     "nvtx_projection": ("want_mode", "innermost_only", "with_graphs := false"),
+    "nvtx_kernel_groups": ("want_mode", "innermost_only", "kernel_name_kind", "with_graphs"),
     "steady_ops": ("step_pattern", "warmup_pattern", "after_ns"),
 }
 # Scalar macros read no table: every catalog gets them when it is opened.

@@ -286,3 +286,24 @@ def test_the_perfetto_export_reads_the_whole_kernel_table(cached, tmp_path):
         out[cache_on] = sorted(line.rstrip(",") for line in target.read_text().splitlines())  # in no set order
     assert out[True] == out[False]
     assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)
+
+
+def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached):
+    """A warm `nvtx-kernels` reads _nvtx_kernel_stats (and the NVTX table its checks read), not the GPU
+    operations; its rows are those the attribution gives without the cache (the oracle tests check them against
+    nsys in both modes)."""
+    from nsys_analytics.nvtx import report as nvtx
+
+    with nsys_analytics.open(TRAIN) as p:
+        first = nvtx.nvtx_kernel_summary(p).rows
+    (folder,) = cache.entries()
+    built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
+    assert "_nvtx_kernel_stats.duckdb" in parts(cached)
+    with nsys_analytics.open(TRAIN) as p:
+        assert nvtx.nvtx_kernel_summary(p).rows == first
+        assert set(p._cache.attached) == {"NVTX_EVENTS", "_nvtx_kernel_stats"}
+        stored = p.run_file("nvtx", "nvtx_kernel_summary_stored").rows
+        computed = p.run_file("nvtx", "nvtx_kernel_summary", {"mode": "thread", "exclusive": False,
+                                                                "name_kind": "demangled", "graphs": False}).rows
+    assert all(f.stat().st_mtime_ns == t for f, t in built.items())
+    assert len(stored) > 10 and stored == computed

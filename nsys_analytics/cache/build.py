@@ -71,10 +71,12 @@ def _sound_kernels(con, select: str, present: bool, core: bool) -> dict[str, str
     return {f"bad_{k}": str(v) for k, v in vars(bad).items()}
 
 
-def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
-    """decoded.<view>: the view's own SQL run once over the cached raw tables it reads."""
+def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dict[str, Path] | None = None) -> None:
+    """decoded.<view>: the view's own SQL run once over the cached raw tables it reads, and over the cache's tables
+    of the decoded views it reads (`decoded`, layout.build_plan)."""
     from .. import database, schema_objects, sql_files
 
+    decoded = decoded or {}
     with _atomic(target, f"decoding {view} (once)") as tmp:
         con = database.connect(str(tmp))
         try:
@@ -85,17 +87,31 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path) -> None:
                 if path.name == f"{layout.CORE}.duckdb":  # a core kernel copy: its launch columns are errors
                     select = layout.core_select(f"t_{table}")
                 con.execute(f'CREATE VIEW compat."{table}" AS {select}')
+            for name, path in decoded.items():
+                con.execute(f"ATTACH {database._quote(str(path))} AS \"d_{name}\" (READ_ONLY)")
+                con.execute(f'CREATE TEMP VIEW {name} AS SELECT * FROM "d_{name}".{layout.DECODED}.{name}')
+            # the counts of the kernel rows this view was computed without, from the kernel table or a decoded
+            # view made from it
             extra = {}
-            if layout.KERNEL_TABLE in inputs:  # the counts of the kernel rows this view was computed without
-                extra = dict(con.execute(f'SELECT key, value FROM "t_{layout.KERNEL_TABLE}".{layout.META} '
-                                         "WHERE key LIKE 'bad_%'").fetchall())
+            for alias in [f"t_{t}" for t in inputs if t == layout.KERNEL_TABLE] + [f"d_{n}" for n in decoded]:
+                extra |= dict(con.execute(f'SELECT key, value FROM "{alias}".{layout.META} '
+                                          "WHERE key LIKE 'bad_%'").fetchall())
             for macro, args in schema_objects.SCALAR_MACROS.items():
                 con.execute(f"CREATE TEMP MACRO {macro}({', '.join(args)}) AS ({sql_files.read('macros', macro).text})")
-            for name in layout.views_of(view):
-                con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
+            computed = layout.build_plan(view, frozenset(decoded))[0]
+            for name in computed:  # table macros first: a view is bound when it is created, a macro when called
+                if name in schema_objects.TABLE_MACROS:
+                    args = ", ".join(schema_objects.TABLE_MACROS[name])
+                    con.execute(f"CREATE TEMP MACRO {name}({args}) AS TABLE {schema_objects.body(name)}")
+            for name in computed:
+                if name not in schema_objects.TABLE_MACROS:
+                    con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
             con.execute(f"CREATE SCHEMA {layout.DECODED}")
             con.execute(f"CREATE TABLE {layout.DECODED}.{view} AS SELECT * FROM temp.main.{view}")
             con.execute("DROP SCHEMA compat CASCADE")
+            for name in decoded:
+                con.execute(f"DROP VIEW temp.main.{name}")
+                con.execute(f'DETACH "d_{name}"')
             for table in inputs:
                 con.execute(f'DETACH "t_{table}"')
             _finish(con, None, extra)

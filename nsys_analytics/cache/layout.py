@@ -36,7 +36,7 @@ PROJECTED = ("kernels_in",)
 # Views stored as tables, built the first time a query reads them. The kernel table is stored without its bad rows
 # (bad_rows.py), so views over it can be stored too.
 MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops", "_kernel_name_stats", "_kernel_durations",
-                "_range_durations")
+                "_range_durations", "_nvtx_kernel_stats")
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 
@@ -49,8 +49,8 @@ def tables_named(sql: str) -> set[str]:
 
 @cache
 def views_of(view: str) -> tuple[str, ...]:
-    """The view and every view it reads, each after what it reads."""
-    from ..schema_objects import VIEWS, dependencies
+    """The view and every view and table macro it reads, each view after what it reads (the macros last)."""
+    from ..schema_objects import TABLE_MACROS, VIEWS, dependencies
 
     deps = dependencies()
     wanted: set[str] = set()
@@ -62,7 +62,7 @@ def views_of(view: str) -> tuple[str, ...]:
                 add(d)
 
     add(view)
-    return tuple(v for v in VIEWS if v in wanted)
+    return tuple(v for v in (*VIEWS, *TABLE_MACROS) if v in wanted)
 
 
 @cache
@@ -71,6 +71,34 @@ def tables_of(view: str) -> tuple[str, ...]:
     from ..schema_objects import body
 
     return tuple(sorted(set().union(*(tables_named(body(v)) for v in views_of(view)))))
+
+
+@cache
+def build_plan(view: str, built: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """How a decoded view is built when the decoded views `built` are in the cache already: (the views and table
+    macros computed, each view after what it reads, the macros last; the raw tables those read). What it reads that is built is read from its cache file
+    (_nvtx_kernel_stats then reads the stored _range_ops instead of joining every GPU operation to its launch again);
+    what is not is computed here, and not stored (a command stores only what it reads)."""
+    from ..schema_objects import TABLE_MACROS, VIEWS, body, dependencies
+
+    deps = dependencies()
+    computed: set[str] = set()
+
+    def add(name: str) -> None:
+        if name in computed or (name != view and name in built):
+            return
+        computed.add(name)
+        for d in deps[name]:
+            add(d)
+
+    add(view)
+    order = tuple(v for v in (*VIEWS, *TABLE_MACROS) if v in computed)
+    return order, tuple(sorted(set().union(*(tables_named(body(v)) for v in order))))
+
+
+def stored_inputs(view: str) -> tuple[str, ...]:
+    """The other decoded views a decoded view reads."""
+    return tuple(v for v in views_of(view) if v != view and v in MATERIALIZED)
 
 
 def reads_launch_columns(sql: str) -> bool:

@@ -61,11 +61,12 @@ class ProfileCache:
         new_folder = not self.folder.exists()
         try:
             if name in layout.MATERIALIZED:
-                tables = layout.tables_of(name)
+                decoded = {v: self.file(v) for v in layout.stored_inputs(name) if self.file(v).exists()}
+                tables = layout.build_plan(name, frozenset(decoded))[1]
                 inputs = self.ensure(tables, whole_kernels=layout.needs_whole_kernels(name))
                 if len(inputs) < len(tables):
                     return False
-                build_decoded(name, inputs, self.file(name))
+                build_decoded(name, inputs, self.file(name), decoded)
             elif name == layout.CORE:
                 build_table(self.sqlite_path, self.raw_columns, layout.KERNEL_TABLE, self.file(name), core=True)
             else:

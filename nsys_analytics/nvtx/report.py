@@ -78,8 +78,11 @@ def nvtx_kernel_summary(
     `thread` mode (inclusive); `mode` and `exclusive` change how kernels are placed in ranges (docs/nvtx.md);
     `graphs`: whole CUDA graph executions too, as `[CUDA graph N]` (nsys leaves them out)."""
     _check_options(profile, mode, name_kind, needs_kernels=True)
-    params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
-    result = profile.run_file("nvtx", "nvtx_kernel_summary", params)
+    if (mode, exclusive, name_kind, graphs) == ("thread", False, "demangled", False):
+        result = profile.run_file("nvtx", "nvtx_kernel_summary_stored")  # the defaults: the cache stores the rows
+    else:
+        params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
+        result = profile.run_file("nvtx", "nvtx_kernel_summary", params)
     foreign = _foreign_launches(result)
     _finish(result, KERNEL_HEADERS, ("avg_ns", "med_ns", "stddev_ns"))
     result.notes.extend(attribution_notes(profile, mode, exclusive, foreign) + graph_note(profile, graphs))

@@ -3,21 +3,31 @@
 -- all) is looked up there; one that spans several meets each range in the first bucket both lie in, and gets a
 -- NULL row only if it meets none. Needs: _range_ops, _range_grid, _range_buckets. Columns: those of
 -- _op_ranges_launch.
-WITH gpu_located AS (
-    SELECT o.*, o.start_ns >> g.shift AS first_bucket, o.end_ns >> g.shift AS last_bucket, g.shift
-    FROM _range_ops AS o
-    LEFT JOIN (SELECT key, shift FROM _range_grid WHERE mode = 'process') AS g ON g.key = o.global_pid
+WITH grid AS (
+    SELECT key, shift FROM _range_grid WHERE mode = 'process'
 ),
 gpu_buckets AS (
     SELECT * FROM _range_buckets WHERE mode = 'process'
 ),
-gpu_spanning AS (  -- operations over several buckets, once per bucket
+gpu_single AS (  -- operations within one bucket (nearly all), or of a process without ranges
+    SELECT o.*, o.start_ns >> g.shift AS first_bucket
+    FROM _range_ops AS o
+    LEFT JOIN grid AS g ON g.key = o.global_pid
+    WHERE g.shift IS NULL OR o.end_ns >> g.shift = o.start_ns >> g.shift
+),
+gpu_located AS (  -- operations over several buckets: few, so written down once and read twice
+    SELECT o.*, o.start_ns >> g.shift AS first_bucket, o.end_ns >> g.shift AS last_bucket, g.shift
+    FROM _range_ops AS o
+    JOIN grid AS g ON g.key = o.global_pid
+    WHERE o.end_ns >> g.shift > o.start_ns >> g.shift
+),
+gpu_spanning AS (  -- once per bucket
     SELECT *, unnest(range(first_bucket, last_bucket + 1)) AS bucket
     FROM gpu_located
-    WHERE last_bucket > first_bucket
 ),
 gpu_spanning_met AS (  -- their ranges, each pair in the first bucket both lie in
-    SELECT l.*, s.range_id, s.start_ns AS range_start_ns, s.end_ns AS range_end_ns
+    SELECT l.* EXCLUDE (last_bucket, shift, bucket), s.range_id, s.start_ns AS range_start_ns,
+           s.end_ns AS range_end_ns
     FROM gpu_spanning AS l
     JOIN gpu_buckets AS s
         ON s.key = l.global_pid AND s.bucket = l.bucket AND s.start_ns <= l.end_ns AND s.end_ns >= l.start_ns
@@ -25,16 +35,15 @@ gpu_spanning_met AS (  -- their ranges, each pair in the first bucket both lie i
 ),
 gpu_met AS (
     SELECT l.*, s.range_id, s.start_ns AS range_start_ns, s.end_ns AS range_end_ns
-    FROM (SELECT * FROM gpu_located WHERE last_bucket = first_bucket OR shift IS NULL) AS l
+    FROM gpu_single AS l
     LEFT JOIN gpu_buckets AS s
         ON s.key = l.global_pid AND s.bucket = l.first_bucket AND s.start_ns <= l.end_ns AND s.end_ns >= l.start_ns
     UNION ALL
-    SELECT * EXCLUDE (bucket) FROM gpu_spanning_met
+    SELECT * FROM gpu_spanning_met
     UNION ALL
-    SELECT l.*, NULL, NULL, NULL
+    SELECT l.* EXCLUDE (last_bucket, shift), NULL, NULL, NULL
     FROM gpu_located AS l
-    WHERE l.last_bucket > l.first_bucket
-      AND NOT EXISTS (SELECT 1 FROM gpu_spanning_met AS m WHERE m.kind = l.kind AND m.op_id = l.op_id)
+    WHERE NOT EXISTS (SELECT 1 FROM gpu_spanning_met AS m WHERE m.kind = l.kind AND m.op_id = l.op_id)
 )
 SELECT
     'gpu' AS mode, g.kind, g.op_id, g.start_ns, g.end_ns, g.duration_ns, g.global_pid, g.correlation_id, g.device,
