@@ -302,8 +302,23 @@ def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached):
     with nsys_analytics.open(TRAIN) as p:
         assert nvtx.nvtx_kernel_summary(p).rows == first
         assert set(p._cache.attached) == {"NVTX_EVENTS", "_nvtx_kernel_stats"}
-        stored = p.run_file("nvtx", "nvtx_kernel_summary_stored").rows
-        computed = p.run_file("nvtx", "nvtx_kernel_summary", {"mode": "thread", "exclusive": False,
-                                                                "name_kind": "demangled", "graphs": False}).rows
+        params = {"mode": "thread", "exclusive": False, "name_kind": "demangled", "graphs": False}
+        stored = nvtx._run(p, "nvtx_kernel_summary", params).rows
+        computed = p.run_file("nvtx", "nvtx_kernel_summary", params).rows
     assert all(f.stat().st_mtime_ns == t for f, t in built.items())
+    assert len(stored) > 10 and stored == computed
+
+
+@pytest.mark.parametrize("name", ["nvtx_gpu_projection", "nvtx_gpu_projection_summary"])
+def test_nvtx_gpu_with_its_defaults_reads_the_stored_projection(cached, name):
+    from nsys_analytics.nvtx import report as nvtx
+
+    params = {"mode": "thread", "exclusive": False, "graphs": False}
+    with nsys_analytics.open(TRAIN) as p:
+        stored = nvtx._run(p, name, params).rows
+        assert "_nvtx_range_projection" in p._cache.attached
+    with nsys_analytics.open(TRAIN) as p:
+        assert nvtx._run(p, name, params).rows == stored
+        assert set(p._cache.attached) == {"_nvtx_range_projection"}
+        computed = p.run_file("nvtx", name, params).rows
     assert len(stored) > 10 and stored == computed

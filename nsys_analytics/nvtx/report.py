@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import sql_files
 from ..errors import MissingDataError, UsageError
 from ..filters import NAME_KINDS
 from ..kernels.report import graph_note
@@ -78,15 +79,32 @@ def nvtx_kernel_summary(
     `thread` mode (inclusive); `mode` and `exclusive` change how kernels are placed in ranges (docs/nvtx.md);
     `graphs`: whole CUDA graph executions too, as `[CUDA graph N]` (nsys leaves them out)."""
     _check_options(profile, mode, name_kind, needs_kernels=True)
-    if (mode, exclusive, name_kind, graphs) == ("thread", False, "demangled", False):
-        result = profile.run_file("nvtx", "nvtx_kernel_summary_stored")  # the defaults: the cache stores the rows
-    else:
-        params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
-        result = profile.run_file("nvtx", "nvtx_kernel_summary", params)
+    params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
+    result = _run(profile, "nvtx_kernel_summary", params)
     foreign = _foreign_launches(result)
     _finish(result, KERNEL_HEADERS, ("avg_ns", "med_ns", "stddev_ns"))
     result.notes.extend(attribution_notes(profile, mode, exclusive, foreign) + graph_note(profile, graphs))
     return result
+
+
+# The default reports read stored rows (views the columnar cache stores, layout.MATERIALIZED) in place of the
+# grouping their query names: (the call in the query, its parameters' defaults, the view holding its rows).
+_STORED = (
+    ("nvtx_kernel_groups($mode, $exclusive, $name_kind, $graphs)",
+     {"mode": "thread", "exclusive": False, "name_kind": "demangled", "graphs": False}, "_nvtx_kernel_stats"),
+    ("nvtx_projection($mode, $exclusive, with_graphs := $graphs)",
+     {"mode": "thread", "exclusive": False, "graphs": False}, "_nvtx_range_projection"),
+)
+
+
+def _run(profile: Profile, name: str, params: dict, stream: bool = False) -> Result:
+    """Run sql/nvtx/<name>.sql; with its defaults, on the stored rows (_STORED) instead of the call that groups
+    every GPU operation again. The view is that call with those parameters, so the rows are the same."""
+    text = sql_files.read("nvtx", name).text
+    for call, defaults, view in _STORED:
+        if call in text and all(params.get(k) == v for k, v in defaults.items()):
+            text = text.replace(call, view)
+    return profile.sql(sql_files.inline_params(text, params), stream=stream)
 
 
 def _foreign_launches(result: Result) -> list[tuple[str, int, str, int]]:
@@ -116,7 +134,7 @@ def nvtx_gpu_projection(profile: Profile, mode: str = "thread", exclusive: bool 
     notes = (attribution_notes(profile, mode, exclusive)  # before the streamed query: it runs queries of its own
              + graph_note(profile, graphs, "to the ranges' projections"))
     params = {"mode": mode, "exclusive": exclusive, "graphs": graphs}
-    result = profile.run_file("nvtx", "nvtx_gpu_projection", params, stream=stream)
+    result = _run(profile, "nvtx_gpu_projection", params, stream=stream)
     _finish(result, PROJECTION_HEADERS, ())
     result.notes.extend(notes)
     return result
@@ -128,7 +146,7 @@ def nvtx_gpu_projection_summary(profile: Profile, mode: str = "thread", exclusiv
     (`graphs`: whole CUDA graph executions count too, which nsys leaves out)."""
     _check_options(profile, mode)
     params = {"mode": mode, "exclusive": exclusive, "graphs": graphs}
-    result = profile.run_file("nvtx", "nvtx_gpu_projection_summary", params)
+    result = _run(profile, "nvtx_gpu_projection_summary", params)
     rounded = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns", "avg_gpu_ops", "avg_range_lvl", "avg_num_child")
     _finish(result, PROJECTION_SUMMARY_HEADERS, rounded)
     result.notes.extend(attribution_notes(profile, mode, exclusive)

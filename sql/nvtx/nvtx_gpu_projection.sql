@@ -1,7 +1,9 @@
 -- nvtx_gpu_projection: NVTX ranges projected onto the GPU, one row per range instance,
 -- = `nsys stats --report nvtx_gpu_proj_trace` with $mode 'thread' and $exclusive false.
--- Needs: nvtx_projection. Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode ('thread' |
--- 'process' | 'gpu'), $exclusive (innermost range only).
+-- Needs: nvtx_projection (with the defaults, thread and not exclusive and no graphs, the report reads the same
+-- rows from _nvtx_range_projection, which the columnar cache stores, in place of the call: nvtx/report.py).
+-- Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode ('thread' | 'process' | 'gpu'),
+-- $exclusive (innermost range only).
 -- Ordered as nsys: by the range's own start, then range id (not by projected start: with several
 -- processes the two orders differ, and nsys keeps the ranges' order).
 SELECT

@@ -1,7 +1,9 @@
 -- nvtx_gpu_projection_summary: NVTX ranges projected onto the GPU, per range name and style,
 -- = `nsys stats --report nvtx_gpu_proj_sum` with $mode 'thread' and $exclusive false.
--- Needs: nvtx_projection. Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode, $exclusive (as nvtx_gpu_projection). Unrounded. Ordered as nsys:
--- total projected time descending (then name).
+-- Needs: nvtx_projection (with the defaults, thread and not exclusive and no graphs, the report reads the same
+-- rows from _nvtx_range_projection, which the columnar cache stores, in place of the call: nvtx/report.py).
+-- Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode, $exclusive (as
+-- nvtx_gpu_projection). Unrounded. Ordered as nsys: total projected time descending (then name).
 WITH summary AS (
     SELECT
         name,

@@ -3,7 +3,8 @@
 -- Parameters: $graphs (whole CUDA graph executions too, as '[CUDA graph N]'; nsys: false), $mode ('thread' |
 -- 'process' | 'gpu'), $exclusive (innermost range only), $name_kind ('demangled' | 'short' | 'mangled', as
 -- kernels_in). Unrounded. Ordered as nsys: range name (empty first), PID, TID, total time descending (then kernel
--- name). The report's defaults read the same rows stored: nvtx_kernel_summary_stored.
+-- name). With the defaults (thread, inclusive, demangled, no graphs) the report reads the same rows from
+-- _nvtx_kernel_stats, which the columnar cache stores, in place of the nvtx_kernel_groups call (nvtx/report.py).
 SELECT *
 FROM nvtx_kernel_groups($mode, $exclusive, $name_kind, $graphs)
 ORDER BY range NULLS FIRST, pid NULLS FIRST, tid NULLS FIRST, total_time_ns DESC, kernel_name
