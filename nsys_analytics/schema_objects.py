@@ -17,7 +17,7 @@ VIEWS = (
     "memcpy", "memset", "graph_executions", "syncs", "devices", "session",
     "_nvtx_range_times", "_nvtx_ranges", "_range_durations", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
     "_op_ranges_launch", "_op_ranges_gpu", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
-    "_nvtx_kernel_stats", "_nvtx_range_projection",
+    "_nvtx_kernel_stats", "_nvtx_kernel_stats_process", "_nvtx_kernel_stats_gpu", "_nvtx_range_projection",
 )
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 # Table macros (parametrized views) with their parameters.

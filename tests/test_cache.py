@@ -288,21 +288,24 @@ def test_the_perfetto_export_reads_the_whole_kernel_table(cached, tmp_path):
     assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)
 
 
-def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached):
-    """A warm `nvtx-kernels` reads _nvtx_kernel_stats (and the NVTX table its checks read), not the GPU
-    operations; its rows are those the attribution gives without the cache (the oracle tests check them against
-    nsys in both modes)."""
+@pytest.mark.parametrize(("mode", "view"), [("thread", "_nvtx_kernel_stats"), ("process", "_nvtx_kernel_stats_process"),
+                                          ("gpu", "_nvtx_kernel_stats_gpu")])
+def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached, mode, view):
+    """A warm `nvtx-kernels` (any --attribution, no other option) reads its stored rows (and the NVTX table its
+    checks read), not the GPU operations; they are those the attribution gives without the stored view (the oracle
+    tests check them against nsys in both modes)."""
     from nsys_analytics.nvtx import report as nvtx
 
     with nsys_analytics.open(TRAIN) as p:
-        first = nvtx.nvtx_kernel_summary(p).rows
+        first = nvtx.nvtx_kernel_summary(p, mode)
     (folder,) = cache.entries()
     built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
-    assert "_nvtx_kernel_stats.duckdb" in parts(cached)
+    assert f"{view}.duckdb" in parts(cached)
     with nsys_analytics.open(TRAIN) as p:
-        assert nvtx.nvtx_kernel_summary(p).rows == first
-        assert set(p._cache.attached) == {"NVTX_EVENTS", "_nvtx_kernel_stats"}
-        params = {"mode": "thread", "exclusive": False, "name_kind": "demangled", "graphs": False}
+        again = nvtx.nvtx_kernel_summary(p, mode)
+        assert (again.rows, again.notes) == (first.rows, first.notes)
+        assert set(p._cache.attached) <= {"NVTX_EVENTS", view}
+        params = {"mode": mode, "exclusive": False, "name_kind": "demangled", "graphs": False}
         stored = nvtx._run(p, "nvtx_kernel_summary", params).rows
         computed = p.run_file("nvtx", "nvtx_kernel_summary", params).rows
     assert all(f.stat().st_mtime_ns == t for f, t in built.items())

@@ -36,7 +36,8 @@ PROJECTED = ("kernels_in",)
 # Views stored as tables, built the first time a query reads them. The kernel table is stored without its bad rows
 # (bad_rows.py), so views over it can be stored too.
 MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops", "_kernel_name_stats", "_kernel_durations",
-                "_range_durations", "_nvtx_kernel_stats", "_nvtx_range_projection")
+                "_range_durations", "_nvtx_kernel_stats", "_nvtx_range_projection", "_nvtx_kernel_stats_process",
+                "_nvtx_kernel_stats_gpu")
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 

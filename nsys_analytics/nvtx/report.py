@@ -90,8 +90,10 @@ def nvtx_kernel_summary(
 # The default reports read stored rows (views the columnar cache stores, layout.MATERIALIZED) in place of the
 # grouping their query names: (the call in the query, its parameters' defaults, the view holding its rows).
 _STORED = (
-    ("nvtx_kernel_groups($mode, $exclusive, $name_kind, $graphs)",
-     {"mode": "thread", "exclusive": False, "name_kind": "demangled", "graphs": False}, "_nvtx_kernel_stats"),
+    *(("nvtx_kernel_groups($mode, $exclusive, $name_kind, $graphs)",
+       {"mode": mode, "exclusive": False, "name_kind": "demangled", "graphs": False}, view)
+      for mode, view in (("thread", "_nvtx_kernel_stats"), ("process", "_nvtx_kernel_stats_process"),
+                         ("gpu", "_nvtx_kernel_stats_gpu"))),
     ("nvtx_projection($mode, $exclusive, with_graphs := $graphs)",
      {"mode": "thread", "exclusive": False, "graphs": False}, "_nvtx_range_projection"),
 )
