@@ -75,7 +75,8 @@ class Profile:
                 for table in RAW_TABLES:
                     self._ensure_compat(table, catalog)
                 for view in VIEWS:
-                    self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {schema_objects.body(view)}')
+                    if not schema_objects.reads_table_macro(view):  # the stored report rows (main catalog only)
+                        self.con.execute(f'CREATE VIEW "{catalog}".main.{view} AS {schema_objects.body(view)}')
         except duckdb.Error as e:
             raise ProfileError(f"{self.sqlite_path}: cannot be read ({_first_line(e)}); re-export it") from e
 

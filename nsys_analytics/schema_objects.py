@@ -63,6 +63,12 @@ def dependencies() -> dict[str, tuple[str, ...]]:
             for name in (*VIEWS, *TABLE_MACROS)}
 
 
+@cache
+def reads_table_macro(name: str) -> bool:
+    """Whether a view reads a table macro, itself or through another view (an attached profile has none)."""
+    return any(d in TABLE_MACROS or reads_table_macro(d) for d in dependencies()[name])
+
+
 def wanted_by(query: str) -> set[str]:
     """The objects a query names (all of them for a query over the catalog)."""
     if _INTROSPECTION.search(query):
