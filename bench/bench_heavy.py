@@ -1,6 +1,6 @@
 """The heavy commands at 1 M / 3 M / 10 M kernels, cache warm: whole processes, wall and CPU time, peak memory.
 
-    python bench/bench_heavy.py [--sizes 1M,3M,10M] [--runs 1] [--only diagnose,report]
+    python bench/bench_heavy.py [--sizes 1M,3M,10M] [--runs 1] [--only diagnose,report] [--every] [--no-warmup]
 
 Commands: diagnose, report (a 1 M-kernel forward profile + the training profile), breakdown --by range, nvtx-gpu,
 nvtx-kernels --attribution gpu, sql with a long output (every kernel as CSV, streamed), and nvtx-gpu --trace on a
@@ -12,16 +12,20 @@ Profiles: /tmp/bench/train_x300 (1.06 M kernels), train_x850 (3 M), train_x2830 
 they exist, else scaled copies of fixtures/profiles/gpt_train.sqlite in bench-data/. The cache goes to
 bench-data/cache-heavy (or $NSYS_ANALYTICS_CACHE): each command runs once unmeasured to build what it reads, then
 --runs measured times (median wall and CPU, largest peak). CPU is user + system time of the process; the load
-average is printed, since the machine may be shared.
+average is printed, since the machine may be shared. `--every` adds every other command that reads a whole
+profile (issue 17: every command < 1.5 GiB at 10 M kernels); `--no-warmup` skips the unmeasured first run (for a
+cache already built by an earlier pass).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -74,6 +78,28 @@ def commands(profile: Path, size: str) -> dict[str, list[str]]:
     return cmds
 
 
+def every_other_command(profile: Path, out: Path) -> dict[str, list[str]]:
+    """The remaining commands that read a whole profile, writing into `out` where they need a file."""
+    p = str(profile)
+    return {
+        "kernels": ["kernels", p],
+        "info": ["info", p],
+        "nvtx": ["nvtx", p],
+        "nvtx-kernels": ["nvtx-kernels", p],
+        "classify": ["classify", p],
+        "breakdown": ["breakdown", p],
+        "attention": ["attention", p],
+        "nccl": ["nccl", p],
+        "ranks": ["ranks", p],
+        "timeline (whole profile)": ["timeline", p, "-o", str(out / "timeline.png")],
+        "export --to perfetto (whole profile)": ["export", p, "--to", "perfetto", "-o", str(out / "trace.json.gz")],
+        "export --to parquet": ["export", p, "--to", "parquet", "-o", str(out / "parquet")],
+        "html": ["html", p, "-o", str(out / "report.html")],
+        "runs add": ["runs", "add", "--db", f"sqlite:///{out / 'runs.db'}", p],
+        "diff (the profile with itself)": ["diff", p, p],
+    }
+
+
 def run(args: list[str]) -> dict:
     """One whole process: wall, user+system CPU (s) and peak RSS (MiB) from wait4."""
     t0 = time.perf_counter()
@@ -92,7 +118,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="1M,3M,10M")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--only", help="comma-separated command labels (prefix match)")
+    parser.add_argument("--every", action="store_true", help="also every other command that reads a whole profile")
+    parser.add_argument("--no-warmup", action="store_true", help="no unmeasured first run (cache already built)")
     args = parser.parse_args()
+    out = Path(tempfile.mkdtemp(prefix="heavy-out-", dir=BENCH if BENCH.is_dir() else None))
     os.environ.setdefault("NSYS_ANALYTICS_CACHE", str(DATA / "cache-heavy"))
     print(f"cache: {os.environ['NSYS_ANALYTICS_CACHE']}; load average at start: {os.getloadavg()}")
     print("| command | kernels | wall (s) | CPU (s) | peak (MiB) |")
@@ -100,16 +129,19 @@ def main() -> None:
     for size in args.sizes.split(","):
         profile = profile_for(size)
         kernels = count_kernels(profile)
-        for label, cmd in commands(profile, size).items():
+        cmds = commands(profile, size) | (every_other_command(profile, out) if args.every else {})
+        for label, cmd in cmds.items():
             if args.only and not any(label.startswith(o) for o in args.only.split(",")):
                 continue
-            run(cmd)  # builds what the command reads into the cache (not measured)
+            if not args.no_warmup:
+                run(cmd)  # builds what the command reads into the cache (not measured)
             results = [run(cmd) for _ in range(args.runs)]
             wall = statistics.median(r["wall_s"] for r in results)
             cpu = statistics.median(r["cpu_s"] for r in results)
             peak = max(r["peak_mib"] for r in results)
             flag = " (over 1.5 GiB)" if peak > LIMIT_MIB else ""
             print(f"| {label} | {kernels / 1e6:.2f} M | {wall:.2f} | {cpu:.2f} | {peak:.0f}{flag} |", flush=True)
+    shutil.rmtree(out, ignore_errors=True)
     print(f"load average at end: {os.getloadavg()}")
 
 
