@@ -16,6 +16,7 @@ STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns", "warm"]
 # Warm-up of a distributed job (allocator, autotuning, NCCL's set-up): the first step, when there are three or more,
 # and any step inside a `warmup` range, by nvtx/steady.py's rule (the one breakdown, report and diagnose follow).
 WARMUP_STEPS = 1
+BATCH_VECTORS = 512  # DuckDB vectors (2,048 rows each) per batch of a streamed query: about a million rows
 
 
 def kernel_durations(member, kernel_filter: KernelFilter = KernelFilter(), by_launch: bool = False,
@@ -48,17 +49,22 @@ def _nccl(p) -> pd.DataFrame:
         return _empty_nccl()
     ops = _run(p, "nccl_ops", {})
     query = ('SELECT deviceId AS device, start AS start_ns, "end" AS end_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL '
-             "WHERE demangledName NOT IN (SELECT id FROM compat.StringIds WHERE value LIKE 'nccl%')")
-    p.prepare(query)  # the compat views it reads (made on first use)
-    compute = p.con.execute(query).fetchnumpy()
+             "WHERE demangledName NOT IN (SELECT id FROM compat.StringIds WHERE value LIKE 'nccl%') "
+             "ORDER BY device, start_ns")
+    # The time each NCCL kernel ran beside compute kernels of its GPU: the compute kernels stream past one
+    # Coverage per device, whose windows are that device's NCCL kernels.
+    device = ops["device"].to_numpy()
+    coverage = {d: intervals.Coverage(ops["start_ns"].to_numpy(dtype="int64")[device == d],
+                                      ops["end_ns"].to_numpy(dtype="int64")[device == d]) for d in np.unique(device)}
+    for batch in _batches(p, query):
+        on = batch["device"].to_numpy()
+        for d, cover in coverage.items():
+            mine = on == d
+            if mine.any():
+                cover.add(batch["start_ns"].to_numpy(dtype="int64")[mine], batch["end_ns"].to_numpy(dtype="int64")[mine])
     overlap = np.zeros(len(ops), dtype=np.int64)
-    for device in ops["device"].unique():  # the time each NCCL kernel ran beside compute kernels of its GPU
-        on = np.asarray(compute["device"]) == device
-        isl = intervals.islands(np.asarray(compute["start_ns"])[on].astype("int64"),
-                                np.asarray(compute["end_ns"])[on].astype("int64"))
-        mine = (ops["device"] == device).to_numpy()
-        overlap[mine] = intervals.covered(*isl, ops["start_ns"].to_numpy(dtype="int64")[mine],
-                                          ops["end_ns"].to_numpy(dtype="int64")[mine])
+    for d, cover in coverage.items():
+        overlap[device == d] = cover.result()
     ops["bytes"] = ops["bytes"].astype("Int64")  # NULL where the size is unknown (no payload in the export)
     return ops.assign(overlap_ns=overlap)[[*ops.columns[:-1], "overlap_ns", "name"]]
 
@@ -134,15 +140,10 @@ def _step_gpu_time(p, steps: pd.DataFrame) -> pd.DataFrame:
     columns = ["step", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"]
     if steps.empty:
         return pd.DataFrame(columns=columns)
-    query = sql_files.read("ranks", "gpu_ops").text
-    p.prepare(query)  # the compat views it reads (made on first use)
-    ops = p.con.execute(query).fetchnumpy()
     lo = steps["start_ns"].to_numpy(dtype="int64")
     hi = steps["gpu_end_ns"].to_numpy(dtype="int64")
-    ops = {k: np.asarray(v) for k, v in ops.items()}
-    for k in ("start_ns", "end_ns"):
-        ops[k] = ops[k].astype("int64")
-    times = intervals.step_gpu_time(ops, lo, hi)
+    query = f'SELECT * FROM ({sql_files.read("ranks", "gpu_ops").text}) ORDER BY start_ns'
+    times = intervals.step_gpu_time(_batches(p, query), lo, hi)
     return pd.DataFrame({"step": steps["step"].to_numpy(), **times})[columns]
 
 
@@ -161,6 +162,14 @@ def _gpu_windows(p, steps: pd.DataFrame) -> pd.DataFrame:
         {"start": int(last["start_ns"]), "end": int(last["end_ns"])})).rows[0][0]
     last_end = max(int(last["end_ns"]), int(tail or 0))
     return steps.assign(gpu_end_ns=nxt.fillna(last_end).astype("int64"))
+
+
+def _batches(p, query: str):
+    """The rows of `query` as DataFrames of about a million rows, read while DuckDB produces them."""
+    p.prepare(query)  # the compat views it reads (made on first use)
+    cur = p.con.execute(query)  # the profile's own connection; nothing else runs on it until every batch is read
+    while not (batch := cur.fetch_df_chunk(BATCH_VECTORS)).empty:
+        yield batch
 
 
 def _run(p, name: str, params: dict) -> pd.DataFrame:
