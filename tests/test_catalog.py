@@ -281,8 +281,11 @@ def test_a_forked_catalog_process_stores_what_the_thread_stores(db, tmp_path):
     assert forked.stdout.splitlines() == [f"added run 1: {TRAIN}", f"added run 2: {SDPA}"] and not forked.stderr
     again = _own_process("runs", "add", TRAIN, "--db", db)
     assert again.stdout.strip() == f"already stored as run 1: {TRAIN}" and again.returncode == 0
+    ranks = _own_process("runs", "add", TRAIN, FORWARD, "--ranks", "--db", db)  # summarized by a process pool
+    assert ranks.stdout.strip() == f"added run 3: {TRAIN} + {FORWARD}" and ranks.returncode == 0, ranks.stderr
     threaded = str(tmp_path / "threaded.db")
     runs("add", TRAIN, SDPA, "--tag", "branch=main", db=threaded)
+    runs("add", TRAIN, FORWARD, "--ranks", db=threaded)
     stored, expected = _stored(db), _stored(threaded)
     assert len(stored["kernel_stats"]) > 100 and len(stored["range_stats"]) > 10
     assert stored == expected
