@@ -44,6 +44,7 @@ class Profile:
         self.con = con if con is not None else database.connect()
         self.raw_columns = {} if self.columnar else _raw_columns(self.sqlite_path)
         self._created: set[str] = set()  # views and table macros made so far (main profile: on first use)
+        self._undecoded: set[str] = set()  # stored views the cache could not give: computed from what they read
         self._compat: set[str] = set()  # compat.<TABLE> views made so far (main profile: on first use)
         self._raw_attached = False
         self._bad_rows: BadRows | None = None  # kernel rows the views leave out, known once the kernel table is read
@@ -178,13 +179,19 @@ class Profile:
         # the kernel table's launch columns, named where no projection drops them: the whole table, not its core
         whole = lists or cache.reads_launch_columns(query)
         for name in plan:
-            if not self._cache.decodes(name):
+            if not self._decodes(name):
                 tables |= cache.tables_named(schema_objects.body(name))
                 whole = whole or (name not in cache.PROJECTED and cache.reads_launch_columns(schema_objects.body(name)))
         if lists or _READS_RAW.search(query):
             self._attach_raw()
-        self._cache.prepare(sorted(tables - self._compat), [n for n in plan if self._cache.decodes(n)],
-                            build=not lists, whole_kernels=whole)
+        decoded = [n for n in plan if self._decodes(n)]
+        self._cache.prepare(sorted(tables - self._compat), decoded, build=not lists, whole_kernels=whole)
+        if missing := {n for n in decoded if self._cache.body(n) is None}:
+            # not stored (a build that failed, or one not made while listing the catalog): computed from what they
+            # read, which the plan then holds, with the raw tables those read
+            self._undecoded |= missing
+            self._ensure_objects(query)
+            return
         if whole and KERNEL_TABLE in self._compat:
             self._whole_kernels()
         for table in sorted(tables):
@@ -192,12 +199,16 @@ class Profile:
         for name in names:
             self._ensure(name, named=True)
 
+    def _decodes(self, name: str) -> bool:
+        """Whether the cache stores this view as a table (then what it reads need not be created)."""
+        return self._cache.decodes(name) and name not in self._undecoded
+
     def _plan(self, name: str, named: bool, plan: dict[str, None]) -> None:
         """The objects _ensure(name) will create, in `plan` (the cache then builds what they read)."""
         if name in self._created or name in plan or (name in STANDINS and not named):
             return
         plan[name] = None
-        if not self._cache.decodes(name):
+        if not self._decodes(name):
             for dependency in schema_objects.dependencies()[name]:
                 self._plan(dependency, False, plan)
 

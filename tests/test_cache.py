@@ -325,3 +325,29 @@ def test_nvtx_gpu_with_its_defaults_reads_the_stored_projection(cached, name):
         assert set(p._cache.attached) == {"_nvtx_range_projection"}
         computed = p.run_file("nvtx", name, params).rows
     assert len(stored) > 10 and stored == computed
+
+
+def test_a_stored_view_that_cannot_be_built_is_computed_from_what_it_reads(cached, monkeypatch, capsys):
+    """A decoded view whose build fails (DuckDB out of memory, a full disk) is computed by the query from the
+    tables and views it reads, as without the cache: the same rows, one note, no error."""
+    import duckdb
+
+    from nsys_analytics.cache import build
+    from nsys_analytics.nvtx import report as nvtx
+
+    monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1")
+    with nsys_analytics.open(TRAIN) as p:
+        expected = nvtx.nvtx_kernel_summary(p).rows
+    monkeypatch.delenv("NSYS_ANALYTICS_NO_CACHE")
+    real = build.build_decoded
+
+    def failing(view, *args, **kwargs):
+        if view == "_nvtx_kernel_stats":
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 64.0 MiB")
+        return real(view, *args, **kwargs)
+
+    monkeypatch.setattr(build, "build_decoded", failing)
+    with nsys_analytics.open(TRAIN) as p:
+        assert nvtx.nvtx_kernel_summary(p).rows == expected
+    assert "cannot cache" in capsys.readouterr().err
+    assert "_nvtx_kernel_stats.duckdb" not in parts(cached)

@@ -76,10 +76,11 @@ def tables_of(view: str) -> tuple[str, ...]:
 
 @cache
 def build_plan(view: str, built: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """How a decoded view is built when the decoded views `built` are in the cache already: (the views and table
-    macros computed, each view after what it reads, the macros last; the raw tables those read). What it reads that is built is read from its cache file
-    (_nvtx_kernel_stats then reads the stored _range_ops instead of joining every GPU operation to its launch again);
-    what is not is computed here, and not stored (a command stores only what it reads)."""
+    """How a decoded view is built when the decoded views `built` are in the cache: (the views and table macros
+    computed, each view after what it reads, the macros last; the raw tables those read). What it reads that is
+    built is read from its cache file (the store builds those first: _nvtx_kernel_stats reads the stored
+    _range_ops instead of joining every GPU operation to its launch again in the same query); what is not (a
+    build that failed) is computed here."""
     from ..schema_objects import TABLE_MACROS, VIEWS, body, dependencies
 
     deps = dependencies()

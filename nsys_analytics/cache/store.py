@@ -61,7 +61,8 @@ class ProfileCache:
         new_folder = not self.folder.exists()
         try:
             if name in layout.MATERIALIZED:
-                decoded = {v: self.file(v) for v in layout.stored_inputs(name) if self.file(v).exists()}
+                # the stored views it reads first (their joins are then not held in memory beside its own)
+                decoded = self.ensure(layout.stored_inputs(name))
                 tables = layout.build_plan(name, frozenset(decoded))[1]
                 inputs = self.ensure(tables, whole_kernels=layout.needs_whole_kernels(name))
                 if len(inputs) < len(tables):
