@@ -74,8 +74,9 @@ def inline_params(text: str, params: dict) -> str:
 
     Used for the shipped queries instead of DuckDB's parameter binding, whose first use imports pandas
     (a quarter of a second, more than the query itself on a million kernels). Only None, bool, int,
-    finite float and str are accepted; strings are quoted by doubling quotes, so no value can end the
-    literal. User-written SQL (`nsys-analytics sql -p`) keeps DuckDB's binding.
+    finite float, str, a list of str and Relation (a table or view name, inlined as a quoted identifier) are accepted;
+    strings and names are quoted by doubling quotes, so no value can end the literal. User-written SQL
+    (`nsys-analytics sql -p`) keeps DuckDB's binding.
     """
 
     def literal(m: re.Match) -> str:
@@ -87,7 +88,13 @@ def inline_params(text: str, params: dict) -> str:
     return _PARAM.sub(literal, text)
 
 
+class Relation(str):
+    """A table or view name as a query parameter (`FROM $ops`): inlined as a quoted identifier."""
+
+
 def sql_literal(value) -> str:
+    if isinstance(value, Relation):
+        return '"' + value.replace('"', '""') + '"'
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -98,4 +105,6 @@ def sql_literal(value) -> str:
         return repr(float(value))
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return "[" + ", ".join(sql_literal(v) for v in value) + "]::VARCHAR[]"
     raise TypeError(f"cannot use {type(value).__name__} as a query parameter")

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 from ..attention.data import (
     NO_KERNELS_FIX,
     NO_NVTX_FIX,
+    OP_RANGES,
     KernelTime,
     Warmup,
+    attributed_ops,
     has_kernels,
     kernel_times,
     matches,
@@ -34,6 +36,7 @@ from ..categories.rules import MATMUL, RuleSet, load_rules
 from ..errors import MissingDataError, UsageError
 from ..nvtx.steady import Steady, steady_state
 from ..result import Result
+from ..sql_files import Relation
 from ..textreport import ReportSection, Table, TextReport
 
 if TYPE_CHECKING:
@@ -67,12 +70,26 @@ class _Input:
     names: dict[str, int]
     warmup: Warmup | None
     kernels: tuple[list[KernelTime], str] | None = None  # forward_kernels' answer, which (b) and (c) share
+    # The ranges whose NVTX attribution the sections read from this profile, attributed once into a temp table
+    # (attributed_ops) on first use; None: each section reads _op_ranges itself.
+    shared: list[str] | None = None
+    ops: str | None = None  # that table, once made
+
+
+def _ops(inp: _Input, options: ReportOptions) -> str:
+    """The attribution the sections of this profile read: its shared table (made now if not yet), or _op_ranges."""
+    if inp.shared is None:
+        return OP_RANGES
+    if inp.ops is None:
+        inp.ops = attributed_ops(inp.profile, options.attention.attribution, inp.shared)
+    return inp.ops
 
 
 def build_report(forward: Profile, train: Profile | None, options: ReportOptions | None = None) -> TextReport:
     """The five sections for `forward` (and `train`, which may be None)."""
     options = options or ReportOptions()
     fwd, trn = _input("forward", forward, options), _input("training", train, options)
+    fwd.shared = _forward_ranges(fwd, trn, options)
     rules = load_rules()
     builders: list[tuple[str, str, Callable[[], ReportSection]]] = [
         ("a", "(a) Forward-pass time", lambda: _section_a(fwd, trn, options)),
@@ -86,6 +103,19 @@ def build_report(forward: Profile, train: Profile | None, options: ReportOptions
     if options.timeit:
         inputs.append(f"Python timer: {options.timeit}")
     return TextReport("nsys-analytics report", inputs, sections, TABLES)
+
+
+def _forward_ranges(fwd: _Input, trn: _Input, options: ReportOptions) -> list[str] | None:
+    """The ranges of the forward profile whose attribution (a), (b)/(c) and (e) read: attributed once for the three.
+    The training profile's is read by (b) alone (and by (e) only when the forward profile has no attention range),
+    so it is not stored: its step ranges hold most of its operations."""
+    if fwd.warmup is None:
+        return None
+    a = options.attention
+    ranges = [options.forward_range] + ([fwd.warmup.range] if fwd.warmup.range else [])
+    if _attention_input(fwd, trn, options) is fwd:
+        ranges += [a.ranges.attention, a.ranges.scores, a.ranges.softmax, a.ranges.output]
+    return ranges
 
 
 def _guarded(key: str, title: str, build: Callable[[], ReportSection]) -> ReportSection:
@@ -157,7 +187,8 @@ def _section_a(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
 
 def _forward_times(inp: _Input, options: ReportOptions, warmup: Warmup) -> dict[str, list[float]]:
     """{'range_ns' | 'gpu_projection_ns' | 'to_gpu_end_ns': ms per counted forward range}."""
-    params = {"range": options.forward_range, "mode": options.attention.attribution, **warmup.params()}
+    params = {"range": options.forward_range, "mode": options.attention.attribution,
+              "ops": Relation(_ops(inp, options)), **warmup.params()}
     records = [r for r in inp.profile.run_file("assignment", "range_gpu_times", params).to_records()
                if not r["in_warmup"]]
     if not records:
@@ -271,7 +302,7 @@ def _forward_kernels(inp: _Input, options: ReportOptions) -> tuple[list[KernelTi
             f"every kernel of the {inp.label} profile (it has no NVTX ranges, so warm-up cannot be excluded; "
             f"{NO_NVTX_FIX})")
     _need_range(inp, options.forward_range, "--forward-range")
-    return kernel_times(inp.profile, options.forward_range, inp.warmup, mode), (
+    return kernel_times(inp.profile, options.forward_range, inp.warmup, mode, _ops(inp, options)), (
         f"kernels launched inside the NVTX {options.forward_range!r} ranges of the {inp.label} profile "
         f"(attribution {mode}), warm-up excluded")
 
@@ -411,15 +442,20 @@ def _section_d(fwd: _Input, trn: _Input, options: ReportOptions, rules: RuleSet)
 
 # -- (e) -------------------------------------------------------------------------------------------------------
 
-def _section_e(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSection:
-    inp = fwd
+def _attention_input(fwd: _Input, trn: _Input, options: ReportOptions) -> _Input:
+    """The profile (e) reads: the forward one, unless only the training one has the attention range."""
     attention = options.attention.ranges.attention
     if (fwd.warmup is None or not matches(fwd.names, attention)) and trn.warmup is not None \
             and matches(trn.names, attention):
-        inp = trn
+        return trn
+    return fwd
+
+
+def _section_e(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSection:
+    inp = _attention_input(fwd, trn, options)
     if inp.warmup is None:
         raise MissingDataError(f"the {inp.label} profile has no NVTX ranges; {NO_NVTX_FIX}")
-    a = analyze_attention(inp.profile, _with_step_range(options, inp))
+    a = analyze_attention(inp.profile, _with_step_range(options, inp), _ops(inp, options))
     lines = [f"From the {inp.label} profile ({inp.profile.path})."] + a.findings
     return ReportSection("e", "", lines, [Table("Attention pieces", a.totals, "attention")], a.notes)
 

@@ -3,18 +3,23 @@ warm-up exclusion of nvtx/steady.py. Each returns plain Python values; no printi
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .. import sql_files
 from ..errors import MissingDataError
 from ..filters import closest_first
 from ..nvtx.steady import Warmup, matches, range_instances, range_names, resolve_warmup
+from ..sql_files import Relation
 
 __all__ = ["Warmup", "matches", "range_instances", "range_names", "resolve_warmup"]  # used by report and attention
 
 if TYPE_CHECKING:
     from ..profile import Profile
 
+_TABLE_NUMBERS = itertools.count()
+OP_RANGES = "_op_ranges"  # the NVTX attribution of every GPU operation (sql/views/_op_ranges.sql)
 NO_NVTX_FIX = "profile with `nsys profile --trace=cuda,nvtx` and NVTX ranges in the code (e.g. `nvtx.annotate`)"
 NO_KERNELS_FIX = ("profile with `nsys profile --trace=cuda,nvtx` on a machine where CUDA kernel tracing works "
                   "(not under WSL2, where nsys records no kernels)")
@@ -60,9 +65,21 @@ def require_kernels(profile: Profile) -> None:
         raise MissingDataError(f"{profile.path}: has no CUDA kernels; {NO_KERNELS_FIX}")
 
 
-def kernel_times(profile: Profile, pattern: str | None, warmup: Warmup, mode: str) -> list[KernelTime]:
+def kernel_times(profile: Profile, pattern: str | None, warmup: Warmup, mode: str,
+                 ops: str = OP_RANGES) -> list[KernelTime]:
     """GPU time per kernel name of the kernels launched inside ranges `pattern` names (None: every kernel), warm-up
-    left out, heaviest first."""
-    params = {"mode": mode, "range": pattern, **warmup.params()}
+    left out, heaviest first. `ops`: the attribution read (see attributed_ops)."""
+    params = {"mode": mode, "range": pattern, "ops": Relation(ops), **warmup.params()}
     rows = profile.run_file("attention", "kernel_names", params).rows
     return [KernelTime(name, int(n), int(total)) for name, n, total in rows]
+
+
+
+def attributed_ops(profile: Profile, mode: str, patterns: list[str]) -> str:
+    """A temp table of the _op_ranges rows of `mode` in the ranges any of `patterns` names (text, full name or a
+    glob over either), with the columns the range queries read (kernel_names, attention_kernels, range_gpu_times):
+    the attribution computed once for queries that would each compute it again. Returns its name, their `ops`."""
+    table = f"_attributed_ops_{next(_TABLE_NUMBERS)}"
+    params = {"mode": mode, "table": Relation(table), "patterns": list(patterns)}
+    profile.sql(sql_files.inline_params(sql_files.read("attention", "attributed_ops").text, params))
+    return table

@@ -15,7 +15,8 @@ from ..categories.rules import load_rules
 from ..errors import MissingDataError, UsageError
 from ..filters import ATTRIBUTIONS
 from ..result import Result
-from .data import Warmup, known_ranges, matches, require_kernels, require_nvtx, resolve_warmup
+from ..sql_files import Relation
+from .data import OP_RANGES, Warmup, known_ranges, matches, require_kernels, require_nvtx, resolve_warmup
 from .flops import (
     DEFAULT_RIDGE,
     DEFAULT_SOFTMAX_FLOPS,
@@ -92,14 +93,16 @@ class AttentionAnalysis:
     notes: list[str] = field(default_factory=list)
 
 
-def analyze_attention(profile: Profile, options: AttentionOptions | None = None) -> AttentionAnalysis:
-    """Time, FLOPs and bytes of the attention pieces of `profile` (see the module docstring)."""
+def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
+                      ops: str = OP_RANGES) -> AttentionAnalysis:
+    """Time, FLOPs and bytes of the attention pieces of `profile` (see the module docstring). `ops`: the
+    attribution read (attention/data.py attributed_ops)."""
     options = options or AttentionOptions()
     names = require_nvtx(profile, "the attention analysis")
     require_kernels(profile)
     fused = _check_ranges(profile, names, options.ranges)
     warmup = resolve_warmup(profile, names, options.warmup_range, options.warmup_steps, options.step_range)
-    per_instance = _instance_pieces(profile, options, warmup, fused)
+    per_instance = _instance_pieces(profile, options, warmup, fused, ops)
     counted = [i for i in per_instance if not i.in_warmup]
     if not counted:
         raise MissingDataError(f"{profile.path}: every {options.ranges.attention!r} range is warm-up; "
@@ -143,9 +146,11 @@ def _no_pieces_message(profile: Profile, ranges: AttentionRanges) -> str:
             "and attention·V with NVTX ranges, or name yours with --scores-range, --softmax-range, --output-range")
 
 
-def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool) -> list[_Instance]:
+def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool,
+                     ops: str) -> list[_Instance]:
     """Kernel time per piece of every attention instance (fused kernels classified by the category rules)."""
-    params = {"mode": options.attribution, "mask_regex": options.mask_regex, **warmup.params(),
+    params = {"mode": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
+              **warmup.params(),
               **{k: getattr(options.ranges, k) for k in ("attention", "scores", "softmax", "output")}}
     rows = profile.run_file("attention", "attention_kernels", params).to_records()
     rules = load_rules() if fused else None

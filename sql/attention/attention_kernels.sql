@@ -11,6 +11,8 @@
 --   $mask_regex                    kernels of a sub-range whose name matches it are piece 'mask'
 --   $warmup                        a range whose instances hold warm-up work; NULL: none
 --   $after_ns                      instances starting before it are warm-up too; NULL: none
+--   $ops                           the attribution read: _op_ranges, or a table of its rows holding at least those
+--                                  of mode $mode in the attention and sub-ranges (sql/attention/attributed_ops.sql)
 -- An instance with no kernel is listed once, piece 'unassigned', with 0 kernels.
 WITH attn AS (
     SELECT range_id, pid, start_ns, end_ns, row_number() OVER (ORDER BY start_ns, range_id) AS instance
@@ -49,7 +51,7 @@ subs AS (  -- each sub-range inside an attention instance: disjoint instances by
 ),
 attributed AS MATERIALIZED (  -- the attribution (_op_ranges, as kernel_ranges lists it) read once, for these ranges
     SELECT k.range_id, k.kind, k.op_id AS kernel_id, k.duration_ns, k.name_id
-    FROM _op_ranges AS k
+    FROM $ops AS k
     WHERE k.mode = $mode AND k.kind IN ('kernel', 'graph')
       AND k.range_id IN (SELECT range_id FROM attn UNION ALL SELECT range_id FROM subs)
 ),
