@@ -121,3 +121,25 @@ def test_cli_formats():
     doc = json.loads(runner.invoke(cli, args + ["--format", "json"]).output)
     assert list(doc["sections"]) == list("abcde") and all(s["missing"] is None for s in doc["sections"].values())
     assert "## (e) Attention" in runner.invoke(cli, args + ["--format", "markdown"]).output
+
+
+def test_the_forward_profiles_attribution_is_computed_once_for_all_sections(monkeypatch):
+    """(a), (b)/(c) and (e) read the forward profile's NVTX attribution from one table made once (attributed_ops),
+    not each from _op_ranges again: the forward profile's queries name _op_ranges exactly once, the training
+    profile's (read by (b) alone) once."""
+    from nsys_analytics import schema_objects
+    from nsys_analytics.profile import Profile
+
+    reads: dict[str, int] = defaultdict(int)
+    sql = Profile.sql
+
+    def counting(self, query, params=None, stream=False):
+        if "_op_ranges" in schema_objects.wanted_by(query):
+            reads[self.path.name] += 1
+        return sql(self, query, params, stream)
+
+    monkeypatch.setattr(Profile, "sql", counting)
+    with na.open(PROFILES / "gpt_forward.sqlite") as f, na.open(PROFILES / "gpt_train.sqlite") as t:
+        report = build_report(f, t, ReportOptions(AttentionOptions(shape=Shape(4, 256, 4, 64))))
+    assert all(s.missing is None for s in report.sections), [s.missing for s in report.sections]
+    assert dict(reads) == {"gpt_forward.sqlite": 1, "gpt_train.sqlite": 1}

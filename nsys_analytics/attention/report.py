@@ -152,16 +152,21 @@ def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup
     params = {"mode": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
               **warmup.params(),
               **{k: getattr(options.ranges, k) for k in ("attention", "scores", "softmax", "output")}}
-    rows = profile.run_file("attention", "attention_kernels", params).to_records()
+    result = profile.run_file("attention", "attention_kernels", params)
     rules = load_rules() if fused else None
     out: dict[int, _Instance] = {}
-    for r in rows:
-        inst = out.setdefault(r["instance"], _Instance(r["instance"], r["start_ns"], r["in_warmup"]))
-        piece = r["piece"]
-        if rules is not None and piece == "unassigned" and _is_attention_kernel(rules, r["kernel_name"]):
+    at = {c: i for i, c in enumerate(result.columns)}  # a row per kernel name and piece: tuples, not dicts
+    i_instance, i_start, i_warm, i_piece, i_name, i_kernels, i_time = (
+        at[c] for c in ("instance", "start_ns", "in_warmup", "piece", "kernel_name", "kernels", "kernel_time_ns"))
+    for r in result.rows:
+        inst = out.get(r[i_instance])
+        if inst is None:
+            inst = out[r[i_instance]] = _Instance(r[i_instance], r[i_start], r[i_warm])
+        piece = r[i_piece]
+        if rules is not None and piece == "unassigned" and _is_attention_kernel(rules, r[i_name]):
             piece = "fused"
-        inst.times[piece] += r["kernel_time_ns"]
-        inst.kernels[piece] += r["kernels"]
+        inst.times[piece] += r[i_time]
+        inst.kernels[piece] += r[i_kernels]
     return [out[k] for k in sorted(out)]
 
 

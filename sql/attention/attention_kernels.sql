@@ -57,10 +57,11 @@ attributed AS MATERIALIZED (  -- the attribution (_op_ranges, as kernel_ranges l
 ),
 attn_kernels AS (
     SELECT k.range_id AS attention_id, k.kind, k.kernel_id, k.duration_ns,
-        coalesce(n.value, g.name) AS name      -- kernel name (demangled), or '[CUDA graph N]'
+        coalesce(n.value, g.name) AS name,     -- kernel name (demangled), or '[CUDA graph N]'
+        CASE WHEN n.value IS NOT NULL THEN n.mask ELSE regexp_matches(g.name, $mask_regex) END AS mask
     FROM attributed AS k
     JOIN attn AS a ON a.range_id = k.range_id
-    LEFT JOIN strings AS n ON n.id = k.name_id
+    LEFT JOIN (SELECT id, value, regexp_matches(value, $mask_regex) AS mask FROM strings) AS n ON n.id = k.name_id
     LEFT JOIN graph_executions AS g ON k.kind = 'graph' AND g.op_id = k.kernel_id
 ),
 sub_kernels AS (  -- one sub-range per kernel (in gpu mode a kernel may overlap two: the earlier one takes it)
@@ -68,22 +69,27 @@ sub_kernels AS (  -- one sub-range per kernel (in gpu mode a kernel may overlap 
     FROM attributed AS k
     JOIN subs AS s ON s.range_id = k.range_id
     ORDER BY s.attention_id, k.kind, k.kernel_id, s.start_ns
+),
+attn_warm AS (  -- each instance once with its warm-up flag
+    SELECT a.*,
+        ($after_ns IS NOT NULL AND a.start_ns < $after_ns)
+            OR EXISTS (SELECT 1 FROM warm AS w WHERE w.pid = a.pid AND w.start_ns <= a.start_ns AND a.end_ns <= w.end_ns)
+            AS in_warmup
+    FROM attn AS a
 )
 SELECT
     a.instance AS instance,                    -- 1, 2, ... in start order
     a.range_id AS range_id,                    -- NVTX_EVENTS row id of the attention range
     a.start_ns AS start_ns,                    -- range start (ns)
     a.end_ns - a.start_ns AS range_time_ns,    -- range duration (CPU-side wall time, ns)
-    ($after_ns IS NOT NULL AND a.start_ns < $after_ns)
-        OR EXISTS (SELECT 1 FROM warm AS w WHERE w.pid = a.pid AND w.start_ns <= a.start_ns AND a.end_ns <= w.end_ns)
-        AS in_warmup,                          -- inside a warm-up range, or before $after_ns
+    a.in_warmup AS in_warmup,                  -- inside a warm-up range, or before $after_ns
     CASE WHEN ak.kernel_id IS NULL OR sk.piece IS NULL THEN 'unassigned'
-         WHEN regexp_matches(ak.name, $mask_regex) THEN 'mask'
+         WHEN ak.mask THEN 'mask'
          ELSE sk.piece END AS piece,           -- scores, softmax, output, mask or unassigned
     coalesce(ak.name, '') AS kernel_name,      -- demangled kernel name ('' for an instance with no kernel)
     count(ak.kernel_id) AS kernels,            -- kernels of this name in this piece of this instance
     coalesce(sum(ak.duration_ns), 0) AS kernel_time_ns -- their summed GPU time (ns)
-FROM attn AS a
+FROM attn_warm AS a
 LEFT JOIN attn_kernels AS ak ON ak.attention_id = a.range_id
 LEFT JOIN sub_kernels AS sk ON sk.attention_id = a.range_id AND sk.kind = ak.kind AND sk.kernel_id = ak.kernel_id
 GROUP BY ALL
