@@ -143,3 +143,10 @@ def test_the_forward_profiles_attribution_is_computed_once_for_all_sections(monk
         report = build_report(f, t, ReportOptions(AttentionOptions(shape=Shape(4, 256, 4, 64))))
     assert all(s.missing is None for s in report.sections), [s.missing for s in report.sections]
     assert dict(reads) == {"gpt_forward.sqlite": 1, "gpt_train.sqlite": 1}
+
+
+def test_the_shared_attribution_table_is_dropped_after_the_report():
+    with na.open(PROFILES / "gpt_forward.sqlite") as f:
+        before = f.sql("SELECT count(*) FROM duckdb_tables() WHERE temporary").rows
+        build_report(f, None, ReportOptions())
+        assert f.sql("SELECT count(*) FROM duckdb_tables() WHERE temporary").rows == before

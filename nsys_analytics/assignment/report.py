@@ -98,7 +98,11 @@ def build_report(forward: Profile, train: Profile | None, options: ReportOptions
         ("d", "(d) Kernel categories: inference vs training", lambda: _section_d(fwd, trn, options, rules)),
         ("e", "(e) Attention: softmax vs matmul", lambda: _section_e(fwd, trn, options)),
     ]
-    sections = [_guarded(key, title, build) for key, title, build in builders]
+    try:
+        sections = [_guarded(key, title, build) for key, title, build in builders]
+    finally:
+        if fwd.ops is not None:  # the shared attribution: dropped, so that reports made in turn do not pile up
+            forward.sql(f'DROP TABLE IF EXISTS "{fwd.ops}"')
     inputs = [f"forward profile: {forward.path}", f"training profile: {train.path if train else '(none)'}"]
     if options.timeit:
         inputs.append(f"Python timer: {options.timeit}")
