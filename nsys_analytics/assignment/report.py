@@ -416,7 +416,7 @@ def _steady(inp: _Input, options: ReportOptions) -> Steady:
         raise MissingDataError(f"the {inp.label} profile {inp.profile.path} has no CUDA kernels; {NO_KERNELS_FIX}")
     a = options.attention
     steps = options.step_range if matches(inp.names, options.step_range) else options.forward_range
-    return steady_state(inp.profile, "steady", steps, a.warmup_range, a.warmup_steps)
+    return steady_state(inp.profile, "steady", steps, a.warmup_range, a.warmup_steps, inp.names)
 
 
 def _section_d(fwd: _Input, trn: _Input, options: ReportOptions, rules: RuleSet) -> ReportSection:
@@ -459,7 +459,7 @@ def _section_e(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
     inp = _attention_input(fwd, trn, options)
     if inp.warmup is None:
         raise MissingDataError(f"the {inp.label} profile has no NVTX ranges; {NO_NVTX_FIX}")
-    a = analyze_attention(inp.profile, _with_step_range(options, inp), _ops(inp, options))
+    a = analyze_attention(inp.profile, _with_step_range(options, inp), _ops(inp, options), inp.names)
     lines = [f"From the {inp.label} profile ({inp.profile.path})."] + a.findings
     return ReportSection("e", "", lines, [Table("Attention pieces", a.totals, "attention")], a.notes)
 

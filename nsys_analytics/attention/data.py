@@ -52,9 +52,10 @@ def known_ranges(names: dict[str, int], near: str, limit: int = 12) -> str:
     return ", ".join(full[:limit]) + (" ..." if len(full) > limit else "") if full else "none"
 
 
-def require_nvtx(profile: Profile, what: str) -> dict[str, int]:
-    """The range names, or MissingDataError saying how to record NVTX."""
-    names = range_names(profile)
+def require_nvtx(profile: Profile, what: str, names: dict[str, int] | None = None) -> dict[str, int]:
+    """The range names (`names`, when the caller has them already), or MissingDataError saying how to record
+    NVTX."""
+    names = range_names(profile) if names is None else names
     if not names:
         raise MissingDataError(f"{profile.path}: has no NVTX ranges, which {what} needs; {NO_NVTX_FIX}")
     return names

@@ -94,11 +94,11 @@ class AttentionAnalysis:
 
 
 def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
-                      ops: str = OP_RANGES) -> AttentionAnalysis:
+                      ops: str = OP_RANGES, names: dict[str, int] | None = None) -> AttentionAnalysis:
     """Time, FLOPs and bytes of the attention pieces of `profile` (see the module docstring). `ops`: the
-    attribution read (attention/data.py attributed_ops)."""
+    attribution read (attention/data.py attributed_ops); `names`: its range_names, when the caller has them."""
     options = options or AttentionOptions()
-    names = require_nvtx(profile, "the attention analysis")
+    names = require_nvtx(profile, "the attention analysis", names)
     require_kernels(profile)
     fused = _check_ranges(profile, names, options.ranges)
     warmup = resolve_warmup(profile, names, options.warmup_range, options.warmup_steps, options.step_range)

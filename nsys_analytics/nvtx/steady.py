@@ -68,13 +68,15 @@ class Steady:
 
 
 def steady_state(profile: Profile, window: str = "steady", step_range: str = STEP_RANGE,
-                 warmup_range: str | None = WARMUP_RANGE, warmup_steps: int = 0) -> Steady:
-    """The steady state of `profile` (window 'steady'), or the whole capture (window 'all', or no step range)."""
+                 warmup_range: str | None = WARMUP_RANGE, warmup_steps: int = 0,
+                 names: dict[str, int] | None = None) -> Steady:
+    """The steady state of `profile` (window 'steady'), or the whole capture (window 'all', or no step range).
+    `names`: range_names(profile) when the caller has it already."""
     if window not in WINDOWS:
         raise UsageError(f"window {window!r}: choose one of {', '.join(WINDOWS)}")
     if window == "all":
         return Steady(None, _NONE, text="the whole capture (--window all)")
-    names = range_names(profile)
+    names = range_names(profile) if names is None else names
     if not names:
         return Steady(None, _NONE, text="the whole capture: the profile has no NVTX ranges to find steps in")
     if not matches(names, step_range):
