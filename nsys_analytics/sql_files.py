@@ -74,9 +74,9 @@ def inline_params(text: str, params: dict) -> str:
 
     Used for the shipped queries instead of DuckDB's parameter binding, whose first use imports pandas
     (a quarter of a second, more than the query itself on a million kernels). Only None, bool, int,
-    finite float, str, a list of str and Relation (a table or view name, inlined as a quoted identifier) are accepted;
-    strings and names are quoted by doubling quotes, so no value can end the literal. User-written SQL
-    (`nsys-analytics sql -p`) keeps DuckDB's binding.
+    finite float, str, a list of str and Relation (a table or view name, inlined as a quoted identifier)
+    are accepted; strings and names are quoted by doubling quotes, so no value can end the literal.
+    User-written SQL (`nsys-analytics sql -p`) keeps DuckDB's binding.
     """
 
     def literal(m: re.Match) -> str:
