@@ -39,7 +39,7 @@ def test_sweep_matches_brute_force(tmp_path, monkeypatch, seed):
     copies = [(s, s + rng.choice([100, 5_000, 80_000]), 9, 20_000 + i, rng.choice([1, 2, 8]), 0, 1)
               for i, s in enumerate(copy_starts)]
     path = write_profile(tmp_path / "p.sqlite", kernels, [], copies)
-    monkeypatch.setattr(sweep, "VECTORS_PER_BATCH", 1)
+    monkeypatch.setattr(sweep, "BATCH_ROWS", 2_048)
     monkeypatch.setattr(sweep, "SLICE_ROWS", 3_000)
     with nsys_analytics.open(path) as p:
         data.prepare(p, data.Window(), True, min_gap_ns=1, chunks=7)

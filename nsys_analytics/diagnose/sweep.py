@@ -24,8 +24,8 @@ from .. import sql_files
 if TYPE_CHECKING:
     from ..profile import Profile
 
-VECTORS_PER_BATCH = 128  # DuckDB vectors of 2,048 rows: about 260,000 operations per batch
-SLICE_ROWS = 2_000_000  # operations DuckDB sorts at once (about 100 MB)
+BATCH_ROWS = 262_144  # operations handled at once by numpy
+SLICE_ROWS = 2_000_000  # operations read and sorted at once (about 100 MB)
 NONE = -(2**63)  # "no operation yet" in a running maximum
 KERNEL_WORK, OVERHEAD = 1, 2  # the `work` codes of sql/diagnose/_sweep_ops.sql (0: a copy or memset)
 GAP_COLUMNS = ("pid", "device", "start_ns", "end_ns", "context", "correlation_id", "work")
@@ -96,43 +96,76 @@ class _Busy:
 def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
     """Create `_diag.gaps` (idle gaps of at least `min_gap_ns` before an operation, with that operation) and
     `_diag.busy_at` (busy time of the islands, kernels only and all work, at the times of _busy_queries.sql for
-    `chunks` chunks) from `_diag.gpu_ops`, reading the operations in time slices of about SLICE_ROWS (DuckDB
-    sorts one slice at a time; each process/device's state goes on from slice to slice)."""
+    `chunks` chunks) from `_diag.gpu_ops`, reading the operations in time slices of about SLICE_ROWS, each sorted
+    here (each process/device's state goes on from slice to slice)."""
     import numpy as np
 
     queries = _queries(profile, np, chunks)
     states: dict[tuple[int, int], _State] = {}
     gaps: list = []
     for lo, hi in _slices(profile):
-        # The profile's own connection (a cursor would not see an arrowdir export's registered tables); nothing
-        # else runs on it until every batch of the slice is read.
-        text = sql_files.inline_params(sql_files.read("diagnose", "_sweep_ops").text, {"lo": lo, "hi": hi})
-        cur = profile.con.execute(text)
-        while True:
-            batch = cur.fetch_df_chunk(VECTORS_PER_BATCH)
-            if batch.empty:
-                break
-            cols = {c: batch[c].to_numpy() for c in batch.columns}
-            pid, device = cols["pid"], cols["device"]
-            cut = np.flatnonzero((pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
-            for a, b in zip(np.r_[0, cut], np.r_[cut, len(pid)]):
-                seg = {c: v[a:b] for c, v in cols.items()}
-                key = (int(seg["pid"][0]), int(seg["device"][0]))
-                state = states.get(key)
-                if state is None:
-                    state = states[key] = _State(key, queries, np)
-                state.max_end, state.max_context = _gaps(np, seg, key, state.max_end, state.max_context,
-                                                         min_gap_ns, gaps)
-                work = seg["work"]
-                for k in state.kinds:
-                    member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
-                    if member.any():
-                        k.add(np, seg["start_ns"][member], seg["end_ns"][member])
+        for seg in _segments(profile, np, lo, hi):
+            key = (int(seg["pid"]), int(seg["device"]))
+            state = states.get(key)
+            if state is None:
+                state = states[key] = _State(key, queries, np)
+            state.max_end, state.max_context = _gaps(np, seg, key, state.max_end, state.max_context,
+                                                     min_gap_ns, gaps)
+            work = seg["work"]
+            for k in state.kinds:
+                member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
+                if member.any():
+                    k.add(np, seg["start_ns"][member], seg["end_ns"][member])
     for state in states.values():
         for k in state.kinds:
             k.finish(np)
     _store(profile, np, "gaps", gaps, GAP_COLUMNS)
     _store(profile, np, "busy_at", [part for s in states.values() for k in s.kinds for part in k.out], BUSY_COLUMNS)
+
+
+def _segments(profile: Profile, np, lo: int, hi: int):
+    """The operations starting in [lo, hi) in start order per process/device, as batches of at most BATCH_ROWS of
+    one process/device: {pid, device (one value each), start_ns, end_ns, work (arrays), context, correlation_id
+    (lazy: `_Lazy`, read at the few rows a gap needs)}.
+
+    DuckDB reads the slice unsorted (a scan, in parallel) as Arrow; numpy sorts it: a stable argsort of the
+    starts, which the exports and the cache mostly keep in order (timsort then merges a few runs), where DuckDB's
+    ORDER BY cost a full sort of every column (at 10 M operations, most of the pass)."""
+    # The profile's own connection (a cursor would not see an arrowdir export's registered tables); nothing else
+    # runs on it while the slice is read.
+    text = sql_files.inline_params(sql_files.read("diagnose", "_sweep_ops").text, {"lo": lo, "hi": hi})
+    cols = {c: np.asarray(v) for c, v in profile.con.execute(text).fetchnumpy().items()}
+    n = len(cols["start_ns"])
+    if not n:
+        return
+    order = np.argsort(cols["start_ns"], kind="stable")
+    cut = np.empty(0, dtype=np.int64)
+    for c in ("device", "pid"):  # stable sorts from the least significant key: (pid, device, start_ns)
+        if (cols[c] != cols[c][0]).any():
+            order = order[np.argsort(cols[c][order], kind="stable")]
+            cut = np.union1d(cut, np.flatnonzero(np.diff(cols[c][order])) + 1)
+    bounds = [b for a, z in zip(np.r_[0, cut], np.r_[cut, n]) for b in _batches(a, z)]
+    start, end, work = (cols[c][order] for c in ("start_ns", "end_ns", "work"))
+    for a, b in bounds:
+        rows = order[a:b]
+        yield {"pid": cols["pid"][rows[0]], "device": cols["device"][rows[0]], "start_ns": start[a:b],
+               "end_ns": end[a:b], "work": work[a:b], "context": _Lazy(cols["context"], rows),
+               "correlation_id": _Lazy(cols["correlation_id"], rows)}
+
+
+def _batches(a: int, z: int) -> list[tuple[int, int]]:
+    return [(i, min(i + BATCH_ROWS, z)) for i in range(int(a), int(z), BATCH_ROWS)]
+
+
+class _Lazy:
+    """A column of a sorted batch read only where indexed: values[rows[i]] (gaps need the context and correlation
+    id of a few rows, not a sorted copy of the whole column)."""
+
+    def __init__(self, values, rows):
+        self.values, self.rows = values, rows
+
+    def __getitem__(self, i):
+        return self.values[self.rows[i]]
 
 
 class _State:
@@ -195,15 +228,13 @@ def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, m
 
 
 def _store(profile: Profile, np, name: str, parts: list, columns: tuple[str, ...]) -> None:
-    """Write the collected arrays as the table _diag.<name>."""
-    import pandas as pd
-
+    """Write the collected arrays as the table _diag.<name> (DuckDB reads a dict of numpy arrays itself)."""
     if parts:
         data = {c: np.concatenate([p[i] for p in parts]) for i, c in enumerate(columns)}
     else:
         data = {c: np.array([], dtype=bool if c == "kernels" else np.int64) for c in columns}
     view = f"_diag_sweep_{name}"
-    profile.con.register(view, pd.DataFrame(data))
+    profile.con.register(view, data)
     try:
         casts = ", ".join(f"CAST({c} AS {'BOOLEAN' if c == 'kernels' else 'BIGINT'}) AS {c}" for c in columns)
         profile.con.execute(f"CREATE OR REPLACE TABLE _diag.{name} AS SELECT {casts} FROM {view}")

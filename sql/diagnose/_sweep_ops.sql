@@ -1,6 +1,6 @@
--- _sweep_ops: the GPU operations of the window in start order per process/device, the input of the one pass
--- (nsys_analytics/diagnose/sweep.py) that finds the idle gaps and busy islands. NULL context and correlation id
--- (profiling overhead) come as -1. One time slice at a time: DuckDB sorts only that slice.
+-- _sweep_ops: the GPU operations of the window that start in a time slice, the input of the one pass
+-- (nsys_analytics/diagnose/sweep.py) that finds the idle gaps and busy islands; unsorted (sweep.py sorts them by
+-- process/device and start with numpy). NULL context and correlation id (profiling overhead) come as -1.
 -- Needs: _diag.gpu_ops.
 -- Params: $lo, $hi: the operations starting in [lo, hi).
 SELECT
@@ -14,4 +14,3 @@ SELECT
                                                     -- 1 kernel or graph, 0 copy or memset, 2 profiling overhead
 FROM _diag.gpu_ops
 WHERE start_ns >= $lo AND start_ns < $hi
-ORDER BY pid, device, start_ns
