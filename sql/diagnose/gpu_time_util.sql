@@ -2,14 +2,18 @@
 -- = `nsys analyze --rule gpu_time_util`. The span (first start to last end) is cut into $chunks equal chunks
 -- (ceil-rounded length); a chunk's in-use % sums the overlap of every operation, so concurrent streams may
 -- add up past 100. Consecutive low chunks are merged with their length-weighted average.
--- Operations are cut at chunk boundaries: each in its first chunk, the few over several chunks in the others by
--- unnesting them (no interval join).
--- Needs: _diag.gpu_ops.
+-- A chunk's summed overlap is S(chunk end) - S(chunk start), where S(t) = sum over operations of
+-- min(end, t) - min(start, t), the operation time before t. At a chunk boundary t_k, S(t_k) = D_k - t_k * N_k,
+-- D_k and N_k summing, over the chunks before k, the ends minus the starts that fall in them (D: their times, N:
+-- their counts): one grouping of the operations by the chunk their start and their end fall in, then a running sum
+-- over the chunks; no operation is cut or joined to the chunks. Integer arithmetic throughout (the chunk bounds are
+-- whole nanoseconds), so the sums are exact.
+-- Needs: _diag.gpu_ops, _diag.spans.
 -- Params: $chunks (1..1000); $threshold_pct: report chunks below this in-use %; $rows: row limit (NULL: all).
 WITH
     span AS (
         SELECT pid, device, context, start_ns, end_ns,
-               ceil(CAST(end_ns - start_ns AS DOUBLE) / $chunks) AS chunk_ns
+               CAST(ceil(CAST(end_ns - start_ns AS DOUBLE) / $chunks) AS BIGINT) AS chunk_ns
         FROM _diag.spans
     ),
     chunks AS (
@@ -19,27 +23,37 @@ WITH
         FROM span AS s, range(0, $chunks) AS c(i)
         WHERE s.start_ns + c.i * s.chunk_ns < least(s.start_ns + c.i * s.chunk_ns + s.chunk_ns, s.end_ns)
     ),
-    pieces AS (  -- each operation once per chunk it covers: its first chunk, and (a few) the others by unnest
-        SELECT o.pid, o.device, o.start_ns, o.end_ns,
-               CAST(floor((o.start_ns - s.start_ns) / s.chunk_ns) AS BIGINT) AS chunk
+    marks AS (  -- per chunk: the starts and the ends that fall in it, counted and summed (one grouping set each)
+        SELECT o.pid, o.device,
+               (o.start_ns - s.start_ns) // s.chunk_ns AS start_chunk,
+               (o.end_ns - s.start_ns) // s.chunk_ns AS end_chunk,
+               count(*) AS n, sum(o.start_ns) AS start_sum, sum(o.end_ns) AS end_sum
         FROM _diag.gpu_ops AS o
         JOIN span AS s ON s.pid = o.pid AND s.device = o.device AND s.chunk_ns > 0
-        WHERE ceil((o.end_ns - s.start_ns) / s.chunk_ns) > floor((o.start_ns - s.start_ns) / s.chunk_ns)
-        UNION ALL
-        SELECT o.pid, o.device, o.start_ns, o.end_ns,
-               unnest(range(CAST(floor((o.start_ns - s.start_ns) / s.chunk_ns) AS BIGINT) + 1,
-                            CAST(ceil((o.end_ns - s.start_ns) / s.chunk_ns) AS BIGINT))) AS chunk
-        FROM _diag.gpu_ops AS o
-        JOIN span AS s ON s.pid = o.pid AND s.device = o.device AND s.chunk_ns > 0
-        WHERE ceil((o.end_ns - s.start_ns) / s.chunk_ns) - floor((o.start_ns - s.start_ns) / s.chunk_ns) > 1
+        GROUP BY GROUPING SETS ((o.pid, o.device, start_chunk), (o.pid, o.device, end_chunk))
+    ),
+    steps AS (  -- per chunk: ends minus starts falling in it, times (d) and counts (n)
+        SELECT pid, device, coalesce(start_chunk, end_chunk) AS chunk,
+               sum(CASE WHEN start_chunk IS NULL THEN end_sum ELSE -start_sum END) AS d,
+               sum(CASE WHEN start_chunk IS NULL THEN n ELSE -n END) AS n
+        FROM marks
+        GROUP BY ALL
+    ),
+    curve AS (  -- S at each chunk start; S at the span end is every operation's time (D over every chunk)
+        SELECT c.*,
+               coalesce(sum(st.d) OVER before, 0) - c.cstart * coalesce(sum(st.n) OVER before, 0) AS s_start,
+               t.d AS s_end_of_span
+        FROM chunks AS c
+        JOIN (SELECT pid, device, sum(d) AS d FROM steps GROUP BY pid, device) AS t
+          ON t.pid = c.pid AND t.device = c.device
+        LEFT JOIN steps AS st ON st.pid = c.pid AND st.device = c.device AND st.chunk = c.chunk
+        WINDOW before AS (PARTITION BY c.pid, c.device ORDER BY c.chunk ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ),
     busy AS (
-        SELECT c.pid, c.device, c.chunk,
-               sum(CAST(least(p.end_ns, c.cend) - greatest(p.start_ns, c.cstart) AS DOUBLE)) AS busy_ns
-        FROM pieces AS p
-        JOIN chunks AS c ON c.pid = p.pid AND c.device = p.device AND c.chunk = p.chunk
-        WHERE p.start_ns < c.cend AND p.end_ns > c.cstart
-        GROUP BY c.pid, c.device, c.chunk
+        SELECT pid, device, chunk,
+               CAST(lead(s_start, 1, s_end_of_span) OVER (PARTITION BY pid, device ORDER BY chunk) - s_start
+                    AS DOUBLE) AS busy_ns
+        FROM curve
     ),
     low AS (
         SELECT c.*, c.cend - c.cstart AS size_ns,
