@@ -92,21 +92,19 @@ def gpu_starved(profile: Profile, window: Window, t: Thresholds) -> list[Finding
     rows = profile.run_file("diagnose", "gpu_starved", {"min_gap_ns": round(t.min_gap_us * 1000)}).to_records()
     spans = _span_ns(profile, t.chunks)
     findings = []
-    for (pid, device), gaps in _by_device(rows).items():
-        late = [g for g in gaps if g["late"]]
-        starved = sum(g["gap_ns"] for g in late)
-        pending = sum(g["gap_ns"] for g in gaps if g["late"] is False)
+    for r in rows:
+        pid, device, starved, pending = r["pid"], r["device"], int(r["starved_ns"]), int(r["pending_ns"])
         share = pct(starved, spans.get((pid, device), 0))
         if share < t.starved_pct:
             continue
         findings.append(Finding(
             "gpu_starved", "error" if share >= 3 * t.starved_pct else "warning",
-            f"GPU idle {ms(starved)} ({share}% of its span) in {len(late):,} gaps before the next launch was "
+            f"GPU idle {ms(starved)} ({share}% of its span) in {r['starved_gaps']:,} gaps before the next launch was "
             f"even issued (CPU-bound); {ms(pending)} more idle with a launch pending",
             "Feed the GPU sooner: move CPU work off the launch thread (data loading, Python overhead), "
             "or batch more work per launch.",
-            int(starved), sorted((g["start_ns"], g["end_ns"]) for g in late[:3]),
-            {"starved_ns": starved, "starved_gaps": len(late), "pending_ns": pending,
+            starved, sorted((int(s), int(e)) for s, e in r["worst"] or []),
+            {"starved_ns": starved, "starved_gaps": r["starved_gaps"], "pending_ns": pending,
              "starved_pct_of_span": share}, pid, device,
         ))
     return findings

@@ -3,21 +3,28 @@
 -- CPU had not asked for work yet, the GPU was starved) or before (`pending`: the work was queued and waited
 -- for something else). Gaps whose call is not traced count as neither.
 -- Needs: _diag.gaps (sweep.py: gaps before each operation, profiling overhead included, work 2), cuda_api.
--- Params: $min_gap_ns: shortest idle gap considered (ns).
+-- Params: $min_gap_ns: shortest idle gap considered (ns). One row per process/device: the gaps are summed here
+-- (there can be one per operation), not in Python.
 WITH
     gaps AS (
         SELECT pid, device, start_ns AS idle_from_ns, end_ns AS start_ns, nullif(correlation_id, -1) AS correlation_id
         FROM _diag.gaps
         WHERE work <> 2 AND end_ns - start_ns >= $min_gap_ns
+    ),
+    classified AS (
+        SELECT g.pid, g.device, g.idle_from_ns, g.start_ns, g.start_ns - g.idle_from_ns AS gap_ns,
+               a.start_ns > g.idle_from_ns AS late  -- NULL: the call is not traced
+        FROM gaps AS g
+        LEFT JOIN cuda_api AS a ON a.correlation_id = g.correlation_id AND a.pid = g.pid
     )
 SELECT
-    g.pid,                                   -- process
-    g.device,                                -- CUDA device id
-    g.idle_from_ns AS start_ns,              -- gap start: the GPU went idle (ns)
-    g.start_ns AS end_ns,                    -- gap end: the next kernel started (ns)
-    g.start_ns - g.idle_from_ns AS gap_ns,   -- idle time (ns)
-    a.start_ns AS launch_start_ns,           -- start of the call that issued the next operation (ns; NULL: not traced)
-    a.start_ns > g.idle_from_ns AS late      -- the call started after the GPU went idle
-FROM gaps AS g
-LEFT JOIN cuda_api AS a ON a.correlation_id = g.correlation_id AND a.pid = g.pid
-ORDER BY gap_ns DESC, start_ns
+    pid,                                                    -- process
+    device,                                                 -- CUDA device id
+    coalesce(sum(gap_ns) FILTER (WHERE late), 0) AS starved_ns, -- idle time before a call made late (ns)
+    count(*) FILTER (WHERE late) AS starved_gaps,           -- those gaps
+    coalesce(sum(gap_ns) FILTER (WHERE NOT late), 0) AS pending_ns, -- idle time with the call already made (ns)
+    (list([idle_from_ns, start_ns] ORDER BY gap_ns DESC, idle_from_ns) FILTER (WHERE late))[1:3] AS worst
+                                                            -- the three longest starved gaps: [start, end] (ns)
+FROM classified
+GROUP BY pid, device
+ORDER BY pid, device
