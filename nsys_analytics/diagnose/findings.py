@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 SEVERITIES = ("info", "warning", "error")
+_has_ranges: WeakKeyDictionary = WeakKeyDictionary()  # profile -> whether it has NVTX ranges
 
 
 @dataclass
@@ -40,7 +42,11 @@ def pct(part: float, whole: float) -> float:
 
 
 def cpu_advice(profile) -> str:
-    """Where to look for what the CPU did: the NVTX ranges each finding lists, or how to get some."""
-    if profile.has_table("NVTX_EVENTS") and profile.sql("SELECT count(*) FROM _nvtx_ranges").rows[0][0]:
+    """Where to look for what the CPU did: the NVTX ranges each finding lists, or how to get some (asked once per
+    profile: several findings give the advice)."""
+    if profile not in _has_ranges:
+        _has_ranges[profile] = profile.has_table("NVTX_EVENTS") and bool(
+            profile.sql("SELECT EXISTS (SELECT 1 FROM _nvtx_ranges)").rows[0][0])
+    if _has_ranges[profile]:
         return "the NVTX ranges listed show what the CPU ran then; CPU sampling (`nsys profile --sample=cpu`) shows more"
     return "add NVTX ranges around the phases of your loop, or sample the CPU (`nsys profile --sample=cpu`)"

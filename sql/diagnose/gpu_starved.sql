@@ -23,8 +23,9 @@ SELECT
     coalesce(sum(gap_ns) FILTER (WHERE late), 0) AS starved_ns, -- idle time before a call made late (ns)
     count(*) FILTER (WHERE late) AS starved_gaps,           -- those gaps
     coalesce(sum(gap_ns) FILTER (WHERE NOT late), 0) AS pending_ns, -- idle time with the call already made (ns)
-    (list([idle_from_ns, start_ns] ORDER BY gap_ns DESC, idle_from_ns) FILTER (WHERE late))[1:3] AS worst
-                                                            -- the three longest starved gaps: [start, end] (ns)
+    max_by([idle_from_ns, start_ns], [gap_ns, -idle_from_ns], 3) FILTER (WHERE late) AS worst
+                                                            -- the three longest starved gaps (the earliest of equal
+                                                            -- ones): [start, end] (ns)
 FROM classified
 GROUP BY pid, device
 ORDER BY pid, device
