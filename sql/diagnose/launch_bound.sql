@@ -8,24 +8,26 @@ WITH
         SELECT correlation_id, pid, duration_ns FROM cuda_api
         WHERE (name ILIKE 'cudaLaunch%' OR name ILIKE 'cuLaunch%') AND name NOT ILIKE '%graph%'
     ),
-    k AS (
-        SELECT o.pid, o.device, o.start_ns, o.end_ns - o.start_ns AS duration_ns, l.duration_ns AS launch_ns
+    grid AS (SELECT DISTINCT pid, device, span_start_ns, chunk_ns FROM _diag.chunks($chunks)),
+    k AS (  -- each kernel's chunk number, before the join: the join carries only what the sums need
+        SELECT o.pid, o.device, o.correlation_id, (o.start_ns - g.span_start_ns) // g.chunk_ns AS chunk,
+               o.end_ns - o.start_ns AS duration_ns
         FROM _diag.gpu_ops AS o
-        LEFT JOIN launches AS l ON l.correlation_id = o.correlation_id AND l.pid = o.pid
+        JOIN grid AS g ON g.pid = o.pid AND g.device = o.device
         WHERE o.op = 'kernel'
     ),
-    grid AS (SELECT DISTINCT pid, device, span_start_ns, chunk_ns FROM _diag.chunks($chunks)),
     per_chunk AS (  -- summed per chunk number first, then joined to the chunks (an equi-join on 30 rows)
-        SELECT k.pid, k.device, (k.start_ns - g.span_start_ns) // g.chunk_ns AS chunk,
+        SELECT k.pid, k.device, k.chunk,
             count(*) AS kernels,
             sum(k.duration_ns) AS kernel_ns,
             count(*) FILTER (WHERE k.duration_ns < $short_ns) AS short_kernels,
             coalesce(sum(k.duration_ns) FILTER (WHERE k.duration_ns < $short_ns), 0) AS short_kernel_ns,
-            count(k.launch_ns) AS launched,
-            count(*) FILTER (WHERE k.duration_ns < k.launch_ns) AS shorter_than_launch,
-            coalesce(sum(k.launch_ns - k.duration_ns) FILTER (WHERE k.duration_ns < k.launch_ns), 0) AS launch_excess_ns
+            count(l.duration_ns) AS launched,
+            count(*) FILTER (WHERE k.duration_ns < l.duration_ns) AS shorter_than_launch,
+            coalesce(sum(l.duration_ns - k.duration_ns) FILTER (WHERE k.duration_ns < l.duration_ns), 0)
+                AS launch_excess_ns
         FROM k
-        JOIN grid AS g ON g.pid = k.pid AND g.device = k.device
+        LEFT JOIN launches AS l ON l.correlation_id = k.correlation_id AND l.pid = k.pid
         GROUP BY ALL
     )
 SELECT
