@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import tempfile
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -54,6 +56,20 @@ def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
     con.execute("SET enable_progress_bar = false")
     _open.add(con)
     return con
+
+
+@contextmanager
+def memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
+    """DuckDB's memory limit set to `limit` while the block runs, for a command whose own arrays sit beside the
+    pool; NSYS_ANALYTICS_MEMORY, when set, wins."""
+    if os.environ.get("NSYS_ANALYTICS_MEMORY"):
+        yield
+        return
+    con.execute(f"SET memory_limit = '{limit}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
 
 
 _open: weakref.WeakSet = weakref.WeakSet()  # connections a Ctrl-C interrupts

@@ -130,3 +130,28 @@ def test_fail_on_sets_the_exit_code_and_json_lists_findings(tmp_path):
     assert "launch_bound" in rules
     quiet = CliRunner().invoke(cli, ["diagnose", str(path), "--rule", "copy_bottleneck", "--fail-on", "warning"])
     assert quiet.exit_code == 0
+
+
+def test_diagnose_lowers_duckdb_memory_only_while_it_runs(tmp_path, monkeypatch):
+    """DuckDB's pool is 700 MB while diagnose runs (its numpy arrays sit beside it), 1 GB again after; a limit the
+    user set (NSYS_ANALYTICS_MEMORY) is left alone."""
+    from nsys_analytics.diagnose import beyond
+
+    seen = []
+    real = beyond.BEYOND_RULES["launch_bound"]
+
+    def spy(profile, window, t):
+        seen.append(profile.sql("SELECT current_setting('memory_limit')").rows[0][0])
+        return real(profile, window, t)
+
+    monkeypatch.setitem(beyond.BEYOND_RULES, "launch_bound", spy)
+    kernels, calls = loop(200, 2 * US, 8 * US, 20 * US)
+    path = write_profile(tmp_path / "p.sqlite", kernels, calls)
+    monkeypatch.delenv("NSYS_ANALYTICS_MEMORY", raising=False)
+    with nsys_analytics.open(path) as p:
+        diagnose(p, ("launch_bound",))
+        after = p.sql("SELECT current_setting('memory_limit')").rows[0][0]
+    monkeypatch.setenv("NSYS_ANALYTICS_MEMORY", "300MB")
+    with nsys_analytics.open(path) as p:
+        diagnose(p, ("launch_bound",))
+    assert seen[0] == "667.5 MiB" and after == "953.6 MiB" and seen[1] == "286.1 MiB"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import database
 from ..errors import MissingDataError, UsageError
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, steady_state
 from .beyond import BEYOND_RULES, Thresholds
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from ..profile import Profile
 
 RULES = (*NSYS_RULES, *BEYOND_RULES)
+# DuckDB's pool while diagnosing: the process adds about 450 MiB of its own (the pass's numpy arrays, DuckDB's
+# allocations outside the pool), and the 1 GB pool filled by launch_bound's join took a 10 M-kernel run to 1.47 GiB
+# (700 MB: 1.04 GiB, the same CPU time).
+MEMORY_LIMIT = "700MB"
 _WHOLE_PROFILE, _NSYS_DEFAULTS, _THRESHOLDS = Window(), NsysOptions(), Thresholds()
 
 
@@ -67,6 +72,14 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
         raise UsageError(f"unknown rule {unknown[0]!r}; choose from {', '.join(RULES)}")
     if window.from_ns > window.to_ns:
         raise UsageError("the start time cannot be later than the end time")
+    with database.memory_limit(profile.con, MEMORY_LIMIT):
+        return _diagnose(profile, rules, window, nsys_options, thresholds, range_name, scope, step_range,
+                         warmup_range, graphs, warmup_steps)
+
+
+def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_options: NsysOptions,
+              thresholds: Thresholds, range_name: str | None, scope: str, step_range: str, warmup_range: str | None,
+              graphs: bool, warmup_steps: int) -> DiagnoseReport:
     window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range, warmup_steps)
     prepare(profile, window, graphs, _min_gap_ns(rules, nsys_options, thresholds), thresholds.chunks)
     _require_cuda_data(profile, window, about)
