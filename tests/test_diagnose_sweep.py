@@ -63,3 +63,35 @@ def test_sweep_matches_brute_force(tmp_path, monkeypatch, seed):
     assert len(asked) > 500 and set(busy) == set(asked)
     for kernels_only, t in asked:
         assert busy[(kernels_only, t)] == union_before(kernel_islands if kernels_only else all_islands, t)
+
+
+def test_sweep_keeps_processes_and_devices_apart(tmp_path, monkeypatch):
+    """Operations of two processes on three devices, interleaved in time: each process/device gets its own gaps
+    (brute force per process/device), also when a time slice holds several of them and numpy sorts by all three
+    keys."""
+    import sqlite3
+
+    rng = random.Random(5)
+    starts = rng.sample(range(1_000, 50_000_000), 6_000)
+    kernels = [(s, s + rng.choice([50, 400, 3_000, 30_000]), rng.randrange(3), i + 1) for i, s in enumerate(starts)]
+    path = write_profile(tmp_path / "p.sqlite", kernels, [])
+    other_pid = 200
+    con = sqlite3.connect(path)  # every third kernel belongs to another process
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = ? WHERE correlationId % 3 = 0", (other_pid << 24,))
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = (correlationId / 3) % 3")
+    con.commit()
+    con.close()
+    monkeypatch.setattr(sweep, "BATCH_ROWS", 1_000)
+    monkeypatch.setattr(sweep, "SLICE_ROWS", 2_500)
+    with nsys_analytics.open(path) as p:
+        data.prepare(p, data.Window(), True, min_gap_ns=1, chunks=7)
+        gaps = set(p.sql("SELECT pid, device, start_ns, end_ns, correlation_id FROM _diag.gaps").rows)
+
+    expected, latest = set(), {}
+    for s, e, _, c in sorted(kernels):
+        key = (other_pid if c % 3 == 0 else 100, (c // 3) % 3)
+        if key in latest and s - latest[key] >= 1:
+            expected.add((*key, latest[key], s, c))
+        latest[key] = e if key not in latest else max(latest[key], e)
+    assert len({g[:2] for g in expected}) == 6 and len(expected) > 1_000
+    assert gaps == expected

@@ -8,7 +8,8 @@ ends at the latest end before the next island starts. Both need a running maximu
 which a SQL window computes with a segment tree per aggregate (about a second per column on 3 M operations, and
 the islands, one per operation when nothing overlaps, filled memory); here it is one `numpy.maximum.accumulate`
 per batch with the state carried from batch to batch, and of the islands only their busy time up to the times the
-rules ask about (`_busy_queries.sql`) is kept. Memory is bounded by the batch size and the rows kept.
+rules ask about (`_busy_queries.sql`) is kept. Memory is bounded by the time slice read (about SLICE_ROWS operations)
+and the rows kept.
 
 busy(t), the busy time of the islands before t, is `busy_before + min(t, end) - start` of the last island that
 starts at or before t (0 before the first): a time is answered once the island after it has started.
@@ -128,7 +129,7 @@ def _segments(profile: Profile, np, lo: int, hi: int):
     one process/device: {pid, device (one value each), start_ns, end_ns, work (arrays), context, correlation_id
     (lazy: `_Lazy`, read at the few rows a gap needs)}.
 
-    DuckDB reads the slice unsorted (a scan, in parallel) as Arrow; numpy sorts it: a stable argsort of the
+    DuckDB reads the slice unsorted (a scan, in parallel) into numpy arrays; numpy sorts it: a stable argsort of the
     starts, which the exports and the cache mostly keep in order (timsort then merges a few runs), where DuckDB's
     ORDER BY cost a full sort of every column (at 10 M operations, most of the pass)."""
     # The profile's own connection (a cursor would not see an arrowdir export's registered tables); nothing else
@@ -139,11 +140,14 @@ def _segments(profile: Profile, np, lo: int, hi: int):
     if not n:
         return
     order = np.argsort(cols["start_ns"], kind="stable")
-    cut = np.empty(0, dtype=np.int64)
-    for c in ("device", "pid"):  # stable sorts from the least significant key: (pid, device, start_ns)
-        if (cols[c] != cols[c][0]).any():
-            order = order[np.argsort(cols[c][order], kind="stable")]
-            cut = np.union1d(cut, np.flatnonzero(np.diff(cols[c][order])) + 1)
+    keys = [c for c in ("device", "pid") if (cols[c] != cols[c][0]).any()]
+    for c in keys:  # stable sorts from the least significant key: (pid, device, start_ns)
+        order = order[np.argsort(cols[c][order], kind="stable")]
+    change = np.zeros(n - 1, dtype=bool)
+    for c in keys:
+        key = cols[c][order]
+        change |= key[1:] != key[:-1]
+    cut = np.flatnonzero(change) + 1
     bounds = [b for a, z in zip(np.r_[0, cut], np.r_[cut, n]) for b in _batches(a, z)]
     start, end, work = (cols[c][order] for c in ("start_ns", "end_ns", "work"))
     for a, b in bounds:
