@@ -38,18 +38,27 @@ def _split_copies(tmp_path, source, parts: int, seed: int, table="CUPTI_ACTIVITY
     ids = [r for (r,) in con.execute(f"SELECT rowid FROM {table} WHERE {where}")]
     con.close()
     rng = random.Random(seed)
-    owner = {i: rng.randrange(parts) for i in ids}
-    paths = []
-    for part in range(parts):
-        p = tmp_path / f"split_{seed}.{part}.sqlite"
+    return _copies_by_owner(tmp_path, source, {i: rng.randrange(parts) for i in ids}, parts, f"split_{seed}", table)
+
+
+def _copies_by_owner(tmp_path, source, owner: dict[int, int], parts: int, stem: str,
+                     table="CUPTI_ACTIVITY_KIND_KERNEL"):
+    """`parts` copies of `source` in tmp_path, <stem>.<part>.sqlite, copy k keeping the rows of `table` that
+    `owner` gives to k (rows it does not list are kept everywhere)."""
+    paths = [tmp_path / f"{stem}.{part}.sqlite" for part in range(parts)]
+    for p in paths:
         shutil.copy(source, p)
-        con = sqlite3.connect(p)
-        drop = [(i,) for i, o in owner.items() if o != part]
-        con.executemany(f"DELETE FROM {table} WHERE rowid = ?", drop)
+    _keep_owned(paths, owner, table)
+    return paths
+
+
+def _keep_owned(paths, owner: dict[int, int], table: str) -> None:
+    """In file k of `paths`, delete the rows of `table` that `owner` gives to another file."""
+    for part, path in enumerate(paths):
+        con = sqlite3.connect(path)
+        con.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(i,) for i, o in owner.items() if o != part])
         con.commit()
         con.close()
-        paths.append(p)
-    return paths
 
 
 @pytest.mark.parametrize("seed,parts", [(1, 2), (2, 3), (3, 5)])
@@ -112,12 +121,7 @@ def test_kernels_with_graphs_combined_equals_the_whole_on_a_random_split(tmp_pat
     con.close()
     rng = random.Random(12)
     owner = {i: rng.randrange(3) for i in kernels}
-    for part, path in enumerate(paths):  # the kernels dealt too
-        con = sqlite3.connect(path)
-        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?", [(i,) for i, o in owner.items()
-                                                                                  if o != part])
-        con.commit()
-        con.close()
+    _keep_owned(paths, owner, "CUPTI_ACTIVITY_KIND_KERNEL")  # the kernels dealt too
     result = kernel_summary_set(ProfileSet([str(p) for p in paths], engine=Sequential()), KernelFilter(), graphs=True)
     with open_profile(source) as p:
         whole = kernel_summary(p, KernelFilter(), graphs=True)
@@ -165,16 +169,7 @@ def test_nvtx_kernels_combined_equals_the_whole_on_random_splits(tmp_path, seed,
     from nsys_analytics.ranks.nvtx import nvtx_kernels_set
 
     owner = _owner_by_top_range(TRAIN, parts, seed)
-    paths = []
-    for part in range(parts):
-        p = tmp_path / f"nk_{seed}.{part}.sqlite"
-        shutil.copy(TRAIN, p)
-        con = sqlite3.connect(p)
-        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?",
-                        [(i,) for i, o in owner.items() if o != part])
-        con.commit()
-        con.close()
-        paths.append(p)
+    paths = _copies_by_owner(tmp_path, TRAIN, owner, parts, f"nk_{seed}")
     assert len(set(owner.values())) == parts
     pset = ProfileSet([str(p) for p in paths], engine=Sequential())
     for mode in ("thread", "process"):

@@ -9,7 +9,6 @@ import csv
 import io
 import math
 import random
-import shutil
 import sqlite3
 
 import pandas as pd
@@ -19,7 +18,7 @@ import nsys_analytics
 from nsys_analytics.errors import UsageError
 
 from .conftest import PROFILES, RANKS, rank_files
-from .test_profile_set import _cli, _owner_by_top_range, _split_copies
+from .test_profile_set import _cli, _copies_by_owner, _keep_owned, _owner_by_top_range, _split_copies
 
 TRAIN = PROFILES / "gpt_train.sqlite"
 HAVE_DDP = (RANKS / "ddp_straggler").is_dir()
@@ -106,32 +105,13 @@ def _split_ranges_by_top(tmp_path, source, parts: int, seed: int):
             top_tid, top_end, top_part = tid, end, rng.randrange(parts)
         owner[rowid] = top_part
     assert len(set(owner.values())) == parts
-    paths = []
-    for part in range(parts):
-        p = tmp_path / f"ranges.{part}.sqlite"
-        shutil.copy(source, p)
-        con = sqlite3.connect(p)
-        con.executemany("DELETE FROM NVTX_EVENTS WHERE rowid = ?", [(i,) for i, o in owner.items() if o != part])
-        con.commit()
-        con.close()
-        paths.append(p)
-    return paths
+    return _copies_by_owner(tmp_path, source, owner, parts, "ranges", table="NVTX_EVENTS")
 
 
 def test_nvtx_kernels_on_a_random_split(tmp_path):
     """Kernels dealt into 2 files by outermost range instance: nvtx_kernel_summary (its combined table has no
     PID/TID: one row per range, style and kernel over every rank and thread)."""
-    owner = _owner_by_top_range(TRAIN, 2, 23)
-    paths = []
-    for part in range(2):
-        p = tmp_path / f"nk.{part}.sqlite"
-        shutil.copy(TRAIN, p)
-        con = sqlite3.connect(p)
-        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?",
-                        [(i,) for i, o in owner.items() if o != part])
-        con.commit()
-        con.close()
-        paths.append(p)
+    paths = _copies_by_owner(tmp_path, TRAIN, _owner_by_top_range(TRAIN, 2, 23), 2, "nk")
     _check_split(paths, "nvtx_kernel_summary", drop=("pid", "tid"))
 
 
@@ -145,13 +125,7 @@ def test_nccl_on_a_random_split(tmp_path):
     con = sqlite3.connect(source)
     kernels = [r for (r,) in con.execute("SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL")]
     con.close()
-    owner = {i: rng.randrange(2) for i in kernels}
-    for part, path in enumerate(paths):
-        con = sqlite3.connect(path)
-        con.executemany("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = ?",
-                        [(i,) for i, o in owner.items() if o != part])
-        con.commit()
-        con.close()
+    _keep_owned(paths, {i: rng.randrange(2) for i in kernels}, "CUPTI_ACTIVITY_KIND_KERNEL")
     split = nsys_analytics.open_set([str(p) for p in paths], jobs=1).nccl_summary(table="combined")
     whole = nsys_analytics.open_set([str(source)], jobs=1).nccl_summary(table="combined")
     _assert_frames_equal(split, whole)
