@@ -312,6 +312,41 @@ def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached, mode, view
     assert len(stored) > 10 and stored == computed
 
 
+@pytest.mark.parametrize(("mode", "view"), [("thread", "_nvtx_kernel_stats"), ("process", "_nvtx_kernel_stats_process")])
+def test_a_first_nvtx_kernels_joins_inline_and_copies_no_memory_operations(cached, mode, view):
+    """From an empty cache, the rows of `nvtx-kernels` are computed without storing the join of every operation to
+    its launch (_range_ops) and without copying the memcpy/memset tables its filters never read; once _range_ops is
+    stored (by nvtx-gpu), a rebuild reads it. Both equal the rows read from the export itself."""
+    from nsys_analytics.nvtx import report as nvtx
+
+    args = ["nvtx-kernels", str(TRAIN), "--attribution", mode, "--format", "csv"]
+    direct = no_cache_run(*args)
+    assert direct.exit_code == 0, direct.output
+    assert direct_kernel_count(TRAIN) and "memcpy" in sqlite_tables(TRAIN) and "memset" in sqlite_tables(TRAIN)
+    first = CliRunner().invoke(cli, args)
+    assert first.stdout == direct.stdout and len(direct.stdout.splitlines()) > 10
+    assert f"{view}.duckdb" in parts(cached)
+    assert not parts(cached) & {"_range_ops.duckdb", "CUPTI_ACTIVITY_KIND_MEMCPY.duckdb",
+                                "CUPTI_ACTIVITY_KIND_MEMSET.duckdb"}
+    with nsys_analytics.open(TRAIN) as p:
+        nvtx._run(p, "nvtx_gpu_projection", {"mode": "thread", "exclusive": False, "graphs": False})
+    assert "_range_ops.duckdb" in parts(cached)
+    (folder,) = cache.entries()
+    (folder / f"{view}.duckdb").unlink()
+    again = CliRunner().invoke(cli, args)
+    assert again.stdout == direct.stdout
+
+
+def sqlite_tables(path: Path) -> str:
+    """The names of the export's tables that hold rows, lower case, in one string."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        names = [n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return " ".join(n.lower() for n in names if con.execute(f'SELECT 1 FROM "{n}" LIMIT 1').fetchone())
+    finally:
+        con.close()
+
+
 @pytest.mark.parametrize("name", ["nvtx_gpu_projection", "nvtx_gpu_projection_summary"])
 def test_nvtx_gpu_with_its_defaults_reads_the_stored_projection(cached, name):
     from nsys_analytics.nvtx import report as nvtx

@@ -71,16 +71,24 @@ def _sound_kernels(con, select: str, present: bool, core: bool) -> dict[str, str
     return {f"bad_{k}": str(v) for k, v in vars(bad).items()}
 
 
-def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dict[str, Path] | None = None) -> None:
+def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dict[str, Path] | None = None,
+                  from_export: tuple[Path, dict[str, set[str]], list[str]] | None = None) -> None:
     """decoded.<view>: the view's own SQL run once over the cached raw tables it reads, and over the cache's tables
-    of the decoded views it reads (`decoded`, layout.build_plan)."""
+    of the decoded views it reads (`decoded`, layout.build_plan). `from_export`: (the export, its raw columns, raw
+    tables read from it instead of a cache file: those the view's filters prune, layout.INLINE_FIRST)."""
     from .. import database, schema_objects, sql_files
+    from ..raw_schema import RAW_TABLES, compat_select
 
     decoded = decoded or {}
+    sqlite_path, raw_columns, uncopied = from_export or (None, {}, [])
     with _atomic(target, f"decoding {view} (once)") as tmp:
         con = database.connect(str(tmp))
         try:
             con.execute("CREATE SCHEMA compat")
+            if uncopied:
+                database.attach_sqlite(con, sqlite_path, "raw")
+            for table in uncopied:
+                con.execute(f'CREATE VIEW compat."{table}" AS {compat_select(raw_columns, "raw", table, RAW_TABLES[table])}')
             for table, path in inputs.items():
                 con.execute(f"ATTACH {database._quote(str(path))} AS \"t_{table}\" (READ_ONLY)")
                 select = f'SELECT * FROM "t_{table}".compat."{table}"'
@@ -114,6 +122,8 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dic
                 con.execute(f'DETACH "d_{name}"')
             for table in inputs:
                 con.execute(f'DETACH "t_{table}"')
+            if uncopied:
+                con.execute("DETACH raw")
             _finish(con, None, extra)
         finally:
             con.close()

@@ -61,13 +61,20 @@ class ProfileCache:
         new_folder = not self.folder.exists()
         try:
             if name in layout.MATERIALIZED:
-                # the stored views it reads first (their joins are then not held in memory beside its own)
-                decoded = self.ensure(layout.stored_inputs(name))
+                # the stored views it reads first (their joins are then not held in memory beside its own); those
+                # of an INLINE_FIRST view only where they are built already
+                if name in layout.INLINE_FIRST:
+                    decoded = {n: self.file(n) for n in layout.stored_inputs(name) if self.file(n).exists()}
+                else:
+                    decoded = self.ensure(layout.stored_inputs(name))
                 tables = layout.build_plan(name, frozenset(decoded))[1]
+                pruned = [t for t in layout.INLINE_FIRST.get(name, ()) if t in tables and not self.file(t).exists()]
+                tables = [t for t in tables if t not in pruned]
                 inputs = self.ensure(tables, whole_kernels=layout.needs_whole_kernels(name))
                 if len(inputs) < len(tables):
                     return False
-                build_decoded(name, inputs, self.file(name), decoded)
+                build_decoded(name, inputs, self.file(name), decoded,
+                              from_export=(self.sqlite_path, self.raw_columns, pruned))
             elif name == layout.CORE:
                 build_table(self.sqlite_path, self.raw_columns, layout.KERNEL_TABLE, self.file(name), core=True)
             else:
