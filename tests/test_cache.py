@@ -337,6 +337,32 @@ def test_a_first_nvtx_kernels_joins_inline_and_copies_no_memory_operations(cache
     assert again.stdout == direct.stdout
 
 
+def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cached, monkeypatch):
+    """At 20 M kernels, joining and grouping in one query can exceed DuckDB's memory: the build is then made again
+    from the stored join (_range_ops), and the rows are still the export's."""
+    import duckdb
+
+    from nsys_analytics.cache import build
+
+    args = ["nvtx-kernels", str(TRAIN), "--format", "csv"]
+    direct = no_cache_run(*args)
+    real = build.build_decoded
+    inline_tries = []
+
+    def out_of_memory_inline(view, inputs, target, decoded=None, from_export=None):
+        if view == "_nvtx_kernel_stats" and "_range_ops" not in (decoded or {}):
+            inline_tries.append(view)
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate (test)")
+        return real(view, inputs, target, decoded, from_export)
+
+    monkeypatch.setattr(build, "build_decoded", out_of_memory_inline)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert inline_tries == ["_nvtx_kernel_stats"] and "note:" not in result.stderr
+    assert result.stdout == direct.stdout
+    assert {"_range_ops.duckdb", "_nvtx_kernel_stats.duckdb"} <= parts(cached)
+
+
 def sqlite_tables(path: Path) -> str:
     """The names of the export's tables that hold rows, lower case, in one string."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

@@ -56,25 +56,22 @@ class ProfileCache:
         return path == self.file(layout.CORE)
 
     def _build(self, name: str) -> bool:
-        from .build import build_decoded, build_table
+        from .build import build_table
 
         new_folder = not self.folder.exists()
         try:
             if name in layout.MATERIALIZED:
-                # the stored views it reads first (their joins are then not held in memory beside its own); those
-                # of an INLINE_FIRST view only where they are built already
-                if name in layout.INLINE_FIRST:
-                    decoded = {n: self.file(n) for n in layout.stored_inputs(name) if self.file(n).exists()}
-                else:
-                    decoded = self.ensure(layout.stored_inputs(name))
-                tables = layout.build_plan(name, frozenset(decoded))[1]
-                pruned = [t for t in layout.INLINE_FIRST.get(name, ()) if t in tables and not self.file(t).exists()]
-                tables = [t for t in tables if t not in pruned]
-                inputs = self.ensure(tables, whole_kernels=layout.needs_whole_kernels(name))
-                if len(inputs) < len(tables):
-                    return False
-                build_decoded(name, inputs, self.file(name), decoded,
-                              from_export=(self.sqlite_path, self.raw_columns, pruned))
+                import duckdb
+
+                try:
+                    if not self._build_view(name, inline=name in layout.INLINE_FIRST):
+                        return False
+                except duckdb.OutOfMemoryException:
+                    if name not in layout.INLINE_FIRST:
+                        raise
+                    # too large to join and group at once: store the join first, then group what it stored
+                    if not self._build_view(name, inline=False):
+                        return False
             elif name == layout.CORE:
                 build_table(self.sqlite_path, self.raw_columns, layout.KERNEL_TABLE, self.file(name), core=True)
             else:
@@ -93,6 +90,26 @@ class ProfileCache:
             _forget_older(self.folder)
         evict(keep=self.folder)
         return self.file(name).exists()
+
+
+    def _build_view(self, name: str, inline: bool) -> bool:
+        """Build a decoded view; False where a raw table it reads cannot be cached. The stored views it reads are
+        built first (their joins are then not held in memory beside its own), or, `inline`, read only where they
+        are built already, and the raw tables its filters prune (layout.INLINE_FIRST) are read from the export."""
+        from .build import build_decoded
+
+        if inline:
+            decoded = {n: self.file(n) for n in layout.stored_inputs(name) if self.file(n).exists()}
+        else:
+            decoded = self.ensure(layout.stored_inputs(name))
+        tables = layout.build_plan(name, frozenset(decoded))[1]
+        pruned = [t for t in layout.INLINE_FIRST.get(name, ()) if inline and t in tables and not self.file(t).exists()]
+        tables = [t for t in tables if t not in pruned]
+        inputs = self.ensure(tables, whole_kernels=layout.needs_whole_kernels(name))
+        if len(inputs) < len(tables):
+            return False
+        build_decoded(name, inputs, self.file(name), decoded, from_export=(self.sqlite_path, self.raw_columns, pruned))
+        return True
 
 
 def for_profile(sqlite_path: Path, raw_columns: dict[str, set[str]]) -> ProfileCache | None:
