@@ -78,7 +78,7 @@ def kernel_times(profile: Profile, pattern: str | None, warmup: Warmup, mode: st
 
 def attributed_ops(profile: Profile, mode: str, patterns: list[str]) -> str:
     """A temp table of the _op_ranges rows of `mode` in the ranges any of `patterns` names (text, full name or a
-    glob over either), with the columns the range queries read (kernel_names, attention_kernels, range_gpu_times):
+    glob over either), with the columns the range queries read (kernel_names, attention_pieces, range_gpu_times):
     the attribution computed once for queries that would each compute it again. Returns its name, their `ops`."""
     table = f"_attributed_ops_{next(_TABLE_NUMBERS)}"
     params = {"mode": mode, "table": Relation(table), "patterns": list(patterns)}

@@ -7,7 +7,6 @@ range without sub-ranges is reported whole. See docs/attention.md. Builds an `At
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -102,23 +101,38 @@ def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
     require_kernels(profile)
     fused = _check_ranges(profile, names, options.ranges)
     warmup = resolve_warmup(profile, names, options.warmup_range, options.warmup_steps, options.step_range)
-    per_instance = _instance_pieces(profile, options, warmup, fused, ops)
-    counted = [i for i in per_instance if not i.in_warmup]
+    every = _instance_pieces(profile, options, warmup, fused, ops)
+    counted = every.counted()
     if not counted:
         raise MissingDataError(f"{profile.path}: every {options.ranges.attention!r} range is warm-up; "
                                "nothing is left to analyse (check --warmup-range / --warmup-steps)")
-    if fused and not any(i.times.get("fused") for i in counted):
+    if fused and not every.time(counted, "fused"):
         raise MissingDataError(_no_pieces_message(profile, options.ranges))
-    return _build(profile, options, warmup, per_instance, counted, fused)
+    return _build(profile, options, warmup, every, counted, fused)
+
+
+_ALL_PIECES = ("scores", "mask", "softmax", "output", "fused", "unassigned")  # attention_pieces' columns
 
 
 @dataclass
-class _Instance:
-    instance: int
-    start_ns: int
-    in_warmup: bool
-    times: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    kernels: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+class _Instances:
+    """The rows of attention_pieces (one per instance: start, warm-up flag, time and kernels of each piece), kept
+    as the query's tuples: a 10 M-kernel profile has 170,000 instances."""
+
+    rows: list[tuple]
+    at: dict[str, int]  # column name -> position
+
+    def counted(self) -> list[tuple]:
+        warm = self.at["in_warmup"]
+        return [r for r in self.rows if not r[warm]]
+
+    def time(self, rows: list[tuple], piece: str) -> int:
+        i = self.at[f"{piece}_ns"]
+        return sum(r[i] for r in rows)
+
+    def kernels(self, rows: list[tuple], piece: str) -> int:
+        i = self.at[f"{piece}_kernels"]
+        return sum(r[i] for r in rows)
 
 
 def _check_ranges(profile: Profile, names: dict[str, int], ranges: AttentionRanges) -> bool:
@@ -147,27 +161,20 @@ def _no_pieces_message(profile: Profile, ranges: AttentionRanges) -> str:
 
 
 def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool,
-                     ops: str) -> list[_Instance]:
+                     ops: str) -> _Instances:
     """Kernel time per piece of every attention instance (fused kernels classified by the category rules)."""
     params = {"mode": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
-              **warmup.params(),
+              "fused_names": _fused_names(profile) if fused else [], **warmup.params(),
               **{k: getattr(options.ranges, k) for k in ("attention", "scores", "softmax", "output")}}
-    result = profile.run_file("attention", "attention_kernels", params)
-    rules = load_rules() if fused else None
-    out: dict[int, _Instance] = {}
-    at = {c: i for i, c in enumerate(result.columns)}  # a row per kernel name and piece: tuples, not dicts
-    i_instance, i_start, i_warm, i_piece, i_name, i_kernels, i_time = (
-        at[c] for c in ("instance", "start_ns", "in_warmup", "piece", "kernel_name", "kernels", "kernel_time_ns"))
-    for r in result.rows:
-        inst = out.get(r[i_instance])
-        if inst is None:
-            inst = out[r[i_instance]] = _Instance(r[i_instance], r[i_start], r[i_warm])
-        piece = r[i_piece]
-        if rules is not None and piece == "unassigned" and _is_attention_kernel(rules, r[i_name]):
-            piece = "fused"
-        inst.times[piece] += r[i_time]
-        inst.kernels[piece] += r[i_kernels]
-    return [out[k] for k in sorted(out)]
+    result = profile.run_file("attention", "attention_pieces", params)
+    return _Instances(result.rows, {c: i for i, c in enumerate(result.columns)})
+
+
+def _fused_names(profile: Profile) -> list[str]:
+    """The profile's kernel (and graph) names that the category rules call attention kernels."""
+    rules = load_rules()
+    names = profile.run_file("attention", "kernel_name_list").rows
+    return [name for (name,) in names if _is_attention_kernel(rules, name)]
 
 
 def _is_attention_kernel(rules, name: str) -> bool:
@@ -178,17 +185,17 @@ def _pieces(fused: bool) -> tuple[str, ...]:
     return ("fused", "unassigned") if fused else (*PIECES, "unassigned")
 
 
-def _build(profile: Profile, options: AttentionOptions, warmup: Warmup, every: list[_Instance],
-           counted: list[_Instance], fused: bool) -> AttentionAnalysis:
+def _build(profile: Profile, options: AttentionOptions, warmup: Warmup, every: _Instances,
+           counted: list[tuple], fused: bool) -> AttentionAnalysis:
     pieces = _pieces(fused)
-    time = {p: sum(i.times.get(p, 0) for i in counted) for p in pieces}
+    time = {p: every.time(counted, p) for p in pieces}
     costs = piece_costs(options.shape, dtype_size(options.dtype), options.softmax_flops) if options.shape else None
     analysis = AttentionAnalysis(
         str(profile.path), fused, len(counted), time, costs,
-        _totals(pieces, counted, time, costs, options.ridge), _instance_table(pieces, every),
+        _totals(pieces, every, counted, time, costs, options.ridge), _instance_table(pieces, every),
     )
     analysis.findings = _findings(analysis, options)
-    analysis.notes = _notes(options, warmup, len(every) - len(counted), fused)
+    analysis.notes = _notes(options, warmup, len(every.rows) - len(counted), fused)
     return analysis
 
 
@@ -199,7 +206,7 @@ _TOTAL_HEADERS = ["Piece", "Instances", "Kernels", "Total Time (ns)", "Avg per I
                   "Bound"]
 
 
-def _totals(pieces: tuple[str, ...], counted: list[_Instance], time: dict[str, int],
+def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], time: dict[str, int],
             costs: dict[str, Cost] | None, ridge: float) -> Result:
     """One row per piece and a total row; FLOP columns empty without a shape or for 'other kernels'."""
     n = len(counted)
@@ -208,10 +215,10 @@ def _totals(pieces: tuple[str, ...], counted: list[_Instance], time: dict[str, i
     for p in pieces:
         if p in ("unassigned", "mask") and not time[p]:
             continue
-        kernels = sum(i.kernels.get(p, 0) for i in counted)
+        kernels = every.kernels(counted, p)
         cost = costs.get(p) if costs else None
         rows.append((PIECE_LABELS[p], n, kernels, time[p], time[p] / n, _pct(time[p], whole), *_rates(cost, time[p] / n, ridge)))
-    all_kernels = sum(sum(i.kernels.values()) for i in counted)
+    all_kernels = sum(every.kernels(counted, p) for p in _ALL_PIECES)
     rows.append(("total", n, all_kernels, whole, whole / n, 100.0 if whole else 0.0, *_total_rates(pieces, costs, time, n)))
     return Result(list(_TOTAL_COLUMNS), rows, [], list(_TOTAL_HEADERS))
 
@@ -238,11 +245,12 @@ def _pct(part: float, whole: float) -> float:
     return 100.0 * part / whole if whole else 0.0
 
 
-def _instance_table(pieces: tuple[str, ...], every: list[_Instance]) -> Result:
+def _instance_table(pieces: tuple[str, ...], every: _Instances) -> Result:
     columns = ["instance", "start_ns", "warmup"] + [f"{p}_ns" for p in pieces] + ["total_ns"]
     headers = ["Instance", "Start (ns)", "Warm-up"] + [f"{PIECE_LABELS[p]} (ns)" for p in pieces] + ["Total (ns)"]
-    rows = [(i.instance, i.start_ns, i.in_warmup, *(i.times.get(p, 0) for p in pieces), sum(i.times.values()))
-            for i in every]
+    keep = [every.at[c] for c in ("instance", "start_ns", "in_warmup", *(f"{p}_ns" for p in pieces))]
+    times = [every.at[f"{p}_ns"] for p in _ALL_PIECES]
+    rows = [(*(r[i] for i in keep), sum(r[i] for i in times)) for r in every.rows]
     return Result(columns, rows, [], headers)
 
 
