@@ -62,8 +62,8 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
     Fires when such kernels are >= short_share_pct of the kernels (error at twice that).
     At stake: the launch time beyond their run time.
     """
-    rows = profile.run_file("diagnose", "launch_bound",
-                            {"short_ns": round(t.short_kernel_us * 1000), "chunks": t.chunks}).to_records()
+    params = {**window.params(), "short_ns": round(t.short_kernel_us * 1000), "chunks": t.chunks}
+    rows = profile.run_file("diagnose", "launch_bound", params).to_records()
     findings = []
     for (pid, device), group in _by_device(rows).items():
         total = {k: sum(r[k] for r in group) for k in ("kernels", "kernel_ns", "short_kernels", "short_kernel_ns",

@@ -1,33 +1,38 @@
 -- launch_bound: per chunk of each process/device's GPU span, kernel time, the kernels shorter than $short_ns
 -- and the kernels that ran shorter than the CPU call that launched them (graph launches excluded: one call
 -- launches many kernels).
--- Needs: _diag.gpu_ops, _diag.chunks(chunks), cuda_api.
--- Params: $short_ns: a kernel shorter than this is short (ns); $chunks: number of chunks per span.
+-- The kernels come with their launching call from _range_ops (matched as nsys matches them: same correlation id,
+-- same process), which the cache stores: no join of every kernel with every CUDA call here. They are the kernels
+-- of _diag.gpu_ops: start > 0, overlapping the window.
+-- Needs: _range_ops, strings, _diag.chunks(chunks).
+-- Params: $short_ns: a kernel shorter than this is short (ns); $chunks: number of chunks per span;
+-- $from_ns, $to_ns: the time window.
 WITH
-    launches AS (
-        SELECT correlation_id, pid, duration_ns FROM cuda_api
-        WHERE (name ILIKE 'cudaLaunch%' OR name ILIKE 'cuLaunch%') AND name NOT ILIKE '%graph%'
+    launch_names AS (  -- the API functions that launch one kernel: cudaLaunch*, cuLaunch*, not graph launches
+        SELECT id FROM strings
+        WHERE (value ILIKE 'cudaLaunch%' OR value ILIKE 'cuLaunch%') AND value NOT ILIKE '%graph%'
     ),
     grid AS (SELECT DISTINCT pid, device, span_start_ns, chunk_ns FROM _diag.chunks($chunks)),
-    k AS (  -- each kernel's chunk number, before the join: the join carries only what the sums need
-        SELECT o.pid, o.device, o.correlation_id, (o.start_ns - g.span_start_ns) // g.chunk_ns AS chunk,
-               o.end_ns - o.start_ns AS duration_ns
-        FROM _diag.gpu_ops AS o
-        JOIN grid AS g ON g.pid = o.pid AND g.device = o.device
-        WHERE o.op = 'kernel'
+    k AS (  -- each kernel's chunk number and the duration of its launch call (NULL: not a traced launch)
+        SELECT g.pid, g.device, (o.start_ns - g.span_start_ns) // g.chunk_ns AS chunk, o.duration_ns,
+               CASE WHEN o.launch_name_id IN (SELECT id FROM launch_names)
+                    THEN o.launch_end_ns - o.launch_start_ns END AS launch_ns
+        FROM _range_ops AS o
+        JOIN grid AS g ON g.pid = (o.global_pid >> 24) & 16777215 AND g.device = o.device
+        WHERE o.kind = 'kernel' AND o.start_ns > 0
+          AND ((o.start_ns >= $from_ns AND o.start_ns < $to_ns) OR (o.end_ns >= $from_ns AND o.end_ns < $to_ns)
+               OR (o.start_ns < $from_ns AND o.end_ns >= $to_ns))
     ),
     per_chunk AS (  -- summed per chunk number first, then joined to the chunks (an equi-join on 30 rows)
-        SELECT k.pid, k.device, k.chunk,
+        SELECT pid, device, chunk,
             count(*) AS kernels,
-            sum(k.duration_ns) AS kernel_ns,
-            count(*) FILTER (WHERE k.duration_ns < $short_ns) AS short_kernels,
-            coalesce(sum(k.duration_ns) FILTER (WHERE k.duration_ns < $short_ns), 0) AS short_kernel_ns,
-            count(l.duration_ns) AS launched,
-            count(*) FILTER (WHERE k.duration_ns < l.duration_ns) AS shorter_than_launch,
-            coalesce(sum(l.duration_ns - k.duration_ns) FILTER (WHERE k.duration_ns < l.duration_ns), 0)
-                AS launch_excess_ns
+            sum(duration_ns) AS kernel_ns,
+            count(*) FILTER (WHERE duration_ns < $short_ns) AS short_kernels,
+            coalesce(sum(duration_ns) FILTER (WHERE duration_ns < $short_ns), 0) AS short_kernel_ns,
+            count(launch_ns) AS launched,
+            count(*) FILTER (WHERE duration_ns < launch_ns) AS shorter_than_launch,
+            coalesce(sum(launch_ns - duration_ns) FILTER (WHERE duration_ns < launch_ns), 0) AS launch_excess_ns
         FROM k
-        LEFT JOIN launches AS l ON l.correlation_id = k.correlation_id AND l.pid = k.pid
         GROUP BY ALL
     )
 SELECT

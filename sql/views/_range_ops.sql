@@ -18,9 +18,9 @@ WITH ops AS (
     FROM compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE
 ),
 calls AS (
-    SELECT globalTid, correlationId, start, "end" FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME
+    SELECT globalTid, correlationId, start, "end", nameId FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME
     UNION ALL
-    SELECT globalTid, correlationId, start, "end" FROM compat.CUPTI_ACTIVITY_KIND_DRIVER
+    SELECT globalTid, correlationId, start, "end", nameId FROM compat.CUPTI_ACTIVITY_KIND_DRIVER
 )
 SELECT
     o.kind,                                    -- 'kernel', 'memcpy', 'memset' or 'graph'
@@ -37,6 +37,8 @@ SELECT
     c."end" AS launch_end_ns,                  -- launching call end (ns)
     o.demangledName AS name_id,                -- kernels: strings.id of the demangled name
     o.shortName AS short_name_id,              -- kernels: strings.id of the base name
-    o.mangledName AS mangled_name_id           -- kernels: strings.id of the mangled name
+    o.mangledName AS mangled_name_id,          -- kernels: strings.id of the mangled name
+    c.nameId AS launch_name_id                 -- strings.id of the launching call's API function (diagnose's
+                                               -- launch_bound tells launches from graph launches by it)
 FROM ops AS o
 LEFT JOIN calls AS c ON c.correlationId = o.correlationId AND c.globalTid & -16777216 = o.globalPid

@@ -1,0 +1,79 @@
+"""launch_bound's per-chunk figures (sql/diagnose/launch_bound.sql, which reads each kernel's launching call from
+_range_ops) against brute force: random kernels of two processes on two devices, launched by kernel launches, graph
+launches, other calls or no traced call, some outside the time window."""
+
+from __future__ import annotations
+
+import math
+import random
+import sqlite3
+
+import nsys_analytics
+from nsys_analytics.diagnose import data
+from .test_diagnose_rules import write_profile
+
+OTHER_PID = 200
+NAMES = {2: "cudaLaunchKernel_v7000", 3: "cudaMemcpyAsync_v3020", 4: "cudaGraphLaunch_v10000", 5: "cuLaunchKernel"}
+SHORT_NS, CHUNKS = 3_000, 7
+
+
+def _profile(tmp_path):
+    rng = random.Random(11)
+    kernels, calls, owner = [], [], {}
+    for corr, start in enumerate(rng.sample(range(10_000, 40_000_000), 4_000), start=1):
+        kernels.append((start, start + rng.choice([500, 2_000, 2_900, 3_000, 9_000, 40_000]), rng.randrange(3), corr))
+        name = rng.choice([2, 2, 5, 3, 4, None])  # None: the launch call is not traced
+        if name is not None:
+            call_start = start - rng.randrange(100, 50_000)
+            calls.append((call_start, call_start + rng.choice([1_000, 2_500, 5_000, 20_000]), corr, name))
+        owner[corr] = (OTHER_PID if corr % 3 == 0 else 100, (corr // 3) % 2)
+    path = write_profile(tmp_path / "p.sqlite", kernels, calls)
+    con = sqlite3.connect(path)
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", [(i, n) for i, n in NAMES.items() if i > 3])
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = ? WHERE correlationId % 3 = 0", (OTHER_PID << 24,))
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = ? WHERE correlationId % 3 = 0",
+                ((OTHER_PID << 24) + OTHER_PID,))
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = (correlationId / 3) % 2")
+    con.commit()
+    con.close()
+    return path, kernels, {c: (s, e, n) for s, e, c, n in calls}, owner
+
+
+def _expected(kernels, calls, owner, window):
+    """Per (pid, device, chunk start, chunk end): the sums of launch_bound.sql, one kernel at a time."""
+    lo, hi = window
+    kept = [k for k in kernels if (lo <= k[0] < hi) or (lo <= k[1] < hi) or (k[0] < lo and k[1] >= hi)]
+    out = {}
+    for key in {owner[c] for *_, c in kept}:
+        mine = [k for k in kept if owner[k[3]] == key]
+        span_start, span_end = min(k[0] for k in mine), max(k[1] for k in mine)
+        chunk_ns = math.ceil((span_end - span_start) / CHUNKS)
+        for start, end, _, corr in mine:
+            i = (start - span_start) // chunk_ns
+            row = out.setdefault((*key, span_start + i * chunk_ns, min(span_start + (i + 1) * chunk_ns, span_end)),
+                                 [0] * 7)
+            duration = end - start
+            call = calls.get(corr)
+            launch_ns = call[1] - call[0] if call and NAMES[call[2]] in ("cudaLaunchKernel_v7000", "cuLaunchKernel") \
+                else None
+            row[0] += 1
+            row[1] += duration
+            row[2] += duration < SHORT_NS
+            row[3] += duration if duration < SHORT_NS else 0
+            row[4] += launch_ns is not None
+            row[5] += launch_ns is not None and duration < launch_ns
+            row[6] += launch_ns - duration if launch_ns is not None and duration < launch_ns else 0
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def test_launch_bound_matches_brute_force(tmp_path):
+    path, kernels, calls, owner = _profile(tmp_path)
+    for window in ((0, data.END_OF_TIME_NS), (9_000_000, 27_000_000)):
+        with nsys_analytics.open(path) as p:
+            data.prepare(p, data.Window(*window), True, min_gap_ns=1, chunks=CHUNKS)
+            rows = p.run_file("diagnose", "launch_bound", {"short_ns": SHORT_NS, "chunks": CHUNKS,
+                                                           "from_ns": window[0], "to_ns": window[1]}).rows
+        got = {tuple(r[:4]): tuple(r[4:]) for r in rows}
+        expected = _expected(kernels, calls, owner, window)
+        assert len({k[:2] for k in expected}) == 4 and sum(v[5] for v in expected.values()) > 100
+        assert got == expected
