@@ -95,3 +95,59 @@ def test_findings_on_a_real_profile_list_their_ranges():
     for f in with_ranges:
         assert len(f["ranges"]) == len(set(f["ranges"])) <= 5
         assert all(isinstance(r, str) and r for r in f["ranges"])
+
+
+def test_finding_ranges_match_brute_force(tmp_path):
+    """Random nested, crossing, equal and empty ranges of two processes, random finding windows (one finding of any
+    process): the names and order attach_ranges gives equal a +1/-1 sweep over each finding's overlapping ranges,
+    done in Python (the definition in docs/diagnose.md)."""
+    import random
+
+    from nsys_analytics.diagnose.data import Window, prepare
+    from nsys_analytics.diagnose.findings import Finding
+    from nsys_analytics.diagnose.ranges import MAX_RANGES, attach_ranges
+
+    rng = random.Random(3)
+    path = write_profile(tmp_path / "p.sqlite", [(1_000, 2_000, 7, 1)], [])
+    rows = []
+    for i in range(3_000):
+        start = rng.randrange(0, 1_000_000, 1_000)  # coarse: many equal starts and ends
+        end = start + rng.choice([0, 1_000, 5_000, 20_000, 100_000, 400_000])
+        tid = GLOBAL_PID + PID if i % 4 else (300 << 24) + 300
+        rows.append((start, end, f"r{rng.randrange(40)}", tid))
+    con = sqlite3.connect(path)
+    con.execute('CREATE TABLE NVTX_EVENTS (start INTEGER, "end" INTEGER, eventType INTEGER, text TEXT, '
+                "globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, domainId INTEGER)")
+    con.executemany('INSERT INTO NVTX_EVENTS (start, "end", eventType, text, globalTid, domainId) '
+                    "VALUES (?, ?, 59, ?, ?, 0)", rows)
+    con.commit()
+    con.close()
+    findings = []
+    for i in range(12):
+        windows = sorted((s, s + rng.choice([1, 3_000, 50_000, 600_000]))
+                         for s in (rng.randrange(0, 1_000_000) for _ in range(rng.randrange(1, 4))))
+        findings.append(Finding("r", "warning", "", "", 0, windows, {}, None if i == 5 else (PID if i % 3 else 300)))
+    with nsys_analytics.open(path) as p:
+        ranges = p.sql("SELECT range_id, pid, name, start_ns, end_ns FROM _nvtx_ranges").rows
+        prepare(p, Window())
+        attach_ranges(p, findings)
+
+    for f in findings:
+        hits = [r for r in ranges
+                if (f.pid is None or r[1] == f.pid) and any(r[3] < e and r[4] > s for s, e in f.windows)]
+        depth = {}
+        for pid in {r[1] for r in hits}:
+            edges = sorted([(r[3], 1, -r[4], r[0]) for r in hits if r[1] == pid]
+                           + [(r[4], -1, -r[4], r[0]) for r in hits if r[1] == pid])
+            level = 0
+            for _, step, _, range_id in edges:
+                level += step
+                if step == 1:
+                    depth[range_id] = level - 1
+        best = {}
+        for range_id, _, name, start, _ in hits:
+            d, first = best.get(name, (depth[range_id], start))
+            best[name] = (min(d, depth[range_id]), min(first, start))
+        expected = [n for n, _ in sorted(best.items(), key=lambda kv: (kv[1][0], kv[1][1], kv[0]))][:MAX_RANGES]
+        assert f.ranges == expected
+    assert sum(len(f.ranges) == MAX_RANGES for f in findings) >= 4

@@ -1,0 +1,15 @@
+-- _finding_hits: the NVTX range instances each finding happens in: those of the finding's process that overlap one
+-- of its time windows (a range listed once per finding however many of its windows it overlaps). Only the finding
+-- windows (a handful) are joined to the ranges, no event-scale range join. Created as _diag.finding_hits;
+-- ranges.py computes each one's nesting depth from it, finding_ranges.sql names them.
+-- Needs: _diag.finding_windows (finding, pid, start_ns, end_ns; pid NULL: any process), _nvtx_ranges.
+SELECT DISTINCT
+    w.finding,                                 -- index of the finding in the report
+    r.range_id,                                -- the range instance
+    r.pid,                                     -- its process
+    r.name,                                    -- range name as nsys prints it ('domain:text', ':text')
+    r.start_ns,                                -- range start (ns)
+    r.end_ns                                   -- range end (ns)
+FROM _diag.finding_windows AS w
+JOIN _nvtx_ranges AS r
+  ON (w.pid IS NULL OR r.pid = w.pid) AND r.start_ns < w.end_ns AND r.end_ns > w.start_ns
