@@ -11,11 +11,16 @@ WITH
         FROM _diag.gaps
         WHERE work <> 2 AND end_ns - start_ns >= $min_gap_ns
     ),
+    calls AS (  -- the calls that may have issued a gap's operation: a semi-join first, cheaper than probing
+                -- every call against the gaps in the join below (about half the time at 24 M calls)
+        SELECT correlation_id, pid, start_ns FROM cuda_api
+        WHERE correlation_id IN (SELECT correlation_id FROM gaps)
+    ),
     classified AS (
         SELECT g.pid, g.device, g.idle_from_ns, g.start_ns, g.start_ns - g.idle_from_ns AS gap_ns,
                a.start_ns > g.idle_from_ns AS late  -- NULL: the call is not traced
         FROM gaps AS g
-        LEFT JOIN cuda_api AS a ON a.correlation_id = g.correlation_id AND a.pid = g.pid
+        LEFT JOIN calls AS a ON a.correlation_id = g.correlation_id AND a.pid = g.pid
     )
 SELECT
     pid,                                                    -- process

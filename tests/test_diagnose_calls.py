@@ -1,5 +1,6 @@
-"""launch_bound's per-chunk figures (sql/diagnose/launch_bound.sql, which reads each kernel's launching call from
-_range_ops) against brute force: random kernels of two processes on two devices, launched by kernel launches, graph
+"""The rules that read the CUDA call behind a GPU operation, against brute force: launch_bound's per-chunk figures
+(sql/diagnose/launch_bound.sql, which reads each kernel's launching call from _range_ops) and gpu_starved's gaps
+(sql/diagnose/gpu_starved.sql). Random kernels of two processes on two devices, launched by kernel launches, graph
 launches, other calls or no traced call, some outside the time window."""
 
 from __future__ import annotations
@@ -77,3 +78,27 @@ def test_launch_bound_matches_brute_force(tmp_path):
         expected = _expected(kernels, calls, owner, window)
         assert len({k[:2] for k in expected}) == 4 and sum(v[5] for v in expected.values()) > 100
         assert got == expected
+
+
+def test_gpu_starved_matches_brute_force(tmp_path):
+    path, kernels, calls, owner = _profile(tmp_path)
+    min_gap = 2_000
+    with nsys_analytics.open(path) as p:
+        data.prepare(p, data.Window(), True, min_gap_ns=min_gap, chunks=CHUNKS)
+        rows = p.run_file("diagnose", "gpu_starved", {"min_gap_ns": min_gap}).rows
+    got = {(r[0], r[1]): (r[2], r[3], r[4], sorted(tuple(w) for w in r[5] or [])) for r in rows}
+
+    expected = {}
+    for key in set(owner.values()):
+        latest, starved, pending = None, [], 0
+        for start, end, _, corr in sorted(k for k in kernels if owner[k[3]] == key):
+            if latest is not None and start - latest >= min_gap and corr in calls:
+                if calls[corr][0] > latest:
+                    starved.append((start - latest, -latest, start))
+                else:
+                    pending += start - latest
+            latest = end if latest is None else max(latest, end)
+        worst = sorted((-neg, s) for _, neg, s in sorted(starved, reverse=True)[:3])
+        expected[key] = (sum(g for g, _, _ in starved), len(starved), pending, worst)
+    assert all(v[1] > 20 and v[2] > 0 for v in expected.values())
+    assert got == expected
