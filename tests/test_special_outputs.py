@@ -37,10 +37,11 @@ def test_a_fifo_output_is_written_to_not_replaced(tmp_path, name):
     reader = threading.Thread(target=lambda: received.append(len(fifo.read_bytes())), daemon=True)
     reader.start()
     result = CliRunner().invoke(cli, [*COMMANDS[name], str(fifo)])
-    if not received:  # nothing opened the FIFO for writing: let the reader go
+    reader.join(timeout=10)  # the command has closed what it wrote: the reader is at its end of file
+    if reader.is_alive():  # still waiting for a writer: nothing opened the FIFO for writing; let the reader go
         with open(fifo, "wb", buffering=0) if stat.S_ISFIFO(fifo.stat().st_mode) else open(os.devnull, "wb"):
             pass
-    reader.join(timeout=30)
+        reader.join(timeout=30)
     assert result.exit_code == 0, result.output
     assert stat.S_ISFIFO(fifo.stat().st_mode), f"{name}: the FIFO was replaced by a regular file"
     assert received and received[0] > 0, f"{name}: nothing was written into the FIFO"
