@@ -363,6 +363,36 @@ def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cach
     assert {"_range_ops.duckdb", "_nvtx_kernel_stats.duckdb"} <= parts(cached)
 
 
+def test_a_first_diagnose_builds_what_its_rules_read_before_its_pass(cached, monkeypatch):
+    """The stored views diagnose's rules read (_range_ops, cuda_api) are built before its pass holds its own
+    arrays and tables (at 10 M kernels, building _range_ops after it took the process to 1.7 GiB), from the whole
+    kernel table that its context ids need (no core copy made and left unused). The findings equal the export's."""
+    from nsys_analytics.cache import build
+    from nsys_analytics.diagnose import data
+
+    args = ["diagnose", str(TRAIN), "--format", "json"]
+    direct = no_cache_run(*args)
+    order = []
+    real_build, real_sweep = build.build_decoded, data.sweep
+
+    def logged_build(view, *a, **k):
+        order.append(view)
+        return real_build(view, *a, **k)
+
+    def logged_sweep(*a, **k):
+        order.append("the pass")
+        return real_sweep(*a, **k)
+
+    monkeypatch.setattr(build, "build_decoded", logged_build)
+    monkeypatch.setattr(data, "sweep", logged_sweep)
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0, first.output
+    assert first.stdout == direct.stdout
+    assert order.index("_range_ops") < order.index("the pass") and order.index("cuda_api") < order.index("the pass")
+    assert {"CUPTI_ACTIVITY_KIND_KERNEL.duckdb", "_range_ops.duckdb", "cuda_api.duckdb"} <= parts(cached)
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb" not in parts(cached)
+
+
 def sqlite_tables(path: Path) -> str:
     """The names of the export's tables that hold rows, lower case, in one string."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
