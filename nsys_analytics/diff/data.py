@@ -121,7 +121,8 @@ def range_stats(profile: Profile, mode: str | None) -> tuple[list[RangeStat], li
     instances = profile.run_file("diff", "range_instances").rows
     per_instance: dict[int, int] = {}
     range_kernels = []
-    for range_id, rng, kernel, kernel_ns, kernels in profile.run_file("diff", "range_kernels", {"mode": mode}).rows:
+    query = "range_kernels_gpu" if mode == "gpu" else "range_kernels"  # the launch modes: by time segments
+    for range_id, rng, kernel, kernel_ns, kernels in profile.run_file("diff", query, {"mode": mode}).rows:
         if range_id is not None:
             per_instance[range_id] = int(kernel_ns)
         else:
