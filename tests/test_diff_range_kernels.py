@@ -24,7 +24,8 @@ def rows(p, name: str, mode: str) -> list[tuple]:
 
 def brute_force(p, mode: str) -> list[tuple]:
     """Every kernel against every range of its key: the ranges holding its launching call [start, end] (inclusive
-    sums per range), the one that started last, then ends first, then has the higher id (innermost)."""
+    sums per range instance, then instances counted per name, style and that sum), the one that started last, then
+    ends first, then has the higher id (innermost: sums per range name and kernel)."""
     ranges = p.sql(f"SELECT k.key, k.range_id, k.start_ns, k.end_ns, n.name FROM _range_keys AS k "
                    f"JOIN _nvtx_ranges AS n USING (range_id) WHERE k.mode = '{mode}'").rows
     by_key = defaultdict(list)
@@ -46,8 +47,11 @@ def brute_force(p, mode: str) -> list[tuple]:
             inner = max(holding, key=lambda r: (r[0], -r[1], r[2]))
             innermost[(inner[3], name)][0] += duration
             innermost[(inner[3], name)][1] += 1
-    out = [(range_id, None, None, ns, n) for range_id, (ns, n) in inclusive.items()]
-    out += [(None, rng, kernel, ns, n) for (rng, kernel), (ns, n) in innermost.items()]
+    per_time = defaultdict(int)  # (name, style, an instance's kernel time) -> instances
+    for range_id, name, style in p.sql("SELECT range_id, name, style FROM _nvtx_ranges").rows:
+        per_time[(name, style, inclusive[range_id][0] if range_id in inclusive else 0)] += 1
+    out = [(name, style, None, ns, n) for (name, style, ns), n in per_time.items()]
+    out += [(rng, None, kernel, ns, n) for (rng, kernel), (ns, n) in innermost.items()]
     return sorted(out, key=repr)
 
 

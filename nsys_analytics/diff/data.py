@@ -112,35 +112,24 @@ def kernel_stats(profile: Profile, rules: RuleSet) -> tuple[list[KernelStat], di
 
 
 def range_stats(profile: Profile, mode: str | None) -> tuple[list[RangeStat], list[RangeKernel]]:
-    """Per range name: its instances' durations and, in attribution `mode`, the kernel time of each instance."""
-    if mode is None:  # durations only: counted by the database
-        durations: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
-        for name, style, duration, n in profile.run_file("diff", "range_durations").rows:
-            durations[(name, style)][int(duration)] = int(n)
+    """Per range name: its instances' durations and, in attribution `mode`, the kernel time of each instance, both
+    as counts of each value made by the database (a few thousand rows instead of every instance)."""
+    durations: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
+    for name, style, duration, n in profile.run_file("diff", "range_durations").rows:
+        durations[(name, style)][int(duration)] = int(n)
+    if mode is None:
         return [RangeStat(name, style, Stat.of(pairs)) for (name, style), pairs in durations.items()], []
-    instances = profile.run_file("diff", "range_instances").rows
-    per_instance: dict[int, int] = {}
+    kernel_times: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
     range_kernels = []
     query = "range_kernels_gpu" if mode == "gpu" else "range_kernels"  # the launch modes: by time segments
-    for range_id, rng, kernel, kernel_ns, kernels in profile.run_file("diff", query, {"mode": mode}).rows:
-        if range_id is not None:
-            per_instance[range_id] = int(kernel_ns)
+    for rng, style, kernel, kernel_ns, n in profile.run_file("diff", query, {"mode": mode}).rows:
+        if style is not None:  # an instance kernel time of range `rng` and how many instances had it
+            kernel_times[(rng, style)][int(kernel_ns)] = int(n)
         else:
-            range_kernels.append(RangeKernel(rng, kernel, int(kernel_ns), int(kernels)))
-    groups: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    for range_id, name, style, _pid, _start, duration in instances:
-        groups[(name, style)].append((duration, per_instance.get(range_id, 0)))
-    ranges = []
-    for (name, style), rows in groups.items():
-        ranges.append(RangeStat(name, style, _stat([d for d, _ in rows]), _stat([k for _, k in rows])))
+            range_kernels.append(RangeKernel(rng, kernel, int(kernel_ns), int(n)))
+    ranges = [RangeStat(name, style, Stat.of(pairs), Stat.of(kernel_times[(name, style)]))
+              for (name, style), pairs in durations.items()]
     return ranges, range_kernels
-
-
-def _stat(values: list[int]) -> Stat:
-    pairs: dict[int, int] = defaultdict(int)
-    for v in values:
-        pairs[int(v)] += 1
-    return Stat.of(pairs)
 
 
 def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process",

@@ -1,6 +1,7 @@
--- range_kernels: GPU kernel time per NVTX range instance (inclusive, as nsys counts: a kernel in every enclosing
--- range) and per range name and kernel name (innermost range only, so these add up to the attributed kernel
--- total), in the thread or process attribution (the gpu one: range_kernels_gpu). Same rows as
+-- range_kernels: how often each per-instance kernel time occurs per NVTX range name and style (an instance's
+-- kernel time is inclusive, as nsys counts: a kernel in every enclosing range; instances holding none count at 0),
+-- and the kernel time per range name and kernel name (innermost range only, so these add up to the attributed
+-- kernel total), in the thread or process attribution (the gpu one: range_kernels_gpu). Same rows as
 -- nvtx_attributed_ops($mode, false) grouped by range and by innermost range (kernel_ranges' pick: the range that
 -- started last, then ends first), without listing every (kernel, enclosing range) pair nor grouping them by kernel:
 -- Each key's (thread's or process's) timeline is cut at every range start and every range end + 1 into segments;
@@ -12,7 +13,7 @@
 -- kernel's. A call reaching past its segment's end keeps those of the segment's ranges that also hold its end,
 -- and is picked one by one.
 -- Needs: _range_keys, _range_grid, _range_ops, _nvtx_ranges, strings. Parameters: $mode ('thread' | 'process').
--- Rows with kernel NULL are per instance (range_id set); rows with range_id NULL are per range and kernel name.
+-- Rows with a style are per range name, style and instance kernel time; rows without one per range and kernel.
 WITH ranges AS MATERIALIZED (  -- ord: the innermost order (later start, then earlier end, then higher id last)
     SELECT k.key, k.range_id, k.start_ns, k.end_ns, r.name,
            row_number() OVER (PARTITION BY k.key ORDER BY k.start_ns, k.end_ns DESC, k.range_id) AS ord,
@@ -75,11 +76,11 @@ crossing AS MATERIALIZED (  -- calls reaching past their segment's end (few): ea
     WHERE NOT l.within
 ),
 inclusive AS (
-    SELECT c.range_id, p.kernel_ns, p.kernels
-    FROM (SELECT seg, sum(duration_ns) AS kernel_ns, count(*) AS kernels FROM located WHERE within GROUP BY seg) AS p
+    SELECT c.range_id, p.kernel_ns
+    FROM (SELECT seg, sum(duration_ns) AS kernel_ns FROM located WHERE within GROUP BY seg) AS p
     JOIN cover AS c ON c.seg = p.seg
     UNION ALL
-    SELECT range_id, duration_ns, 1
+    SELECT range_id, duration_ns
     FROM crossing
 ),
 innermost AS (
@@ -95,18 +96,26 @@ per_name AS (
     SELECT name_key, name_id, sum(duration_ns) AS kernel_ns, count(*) AS kernels
     FROM innermost
     GROUP BY ALL
+),
+per_instance AS (
+    SELECT range_id, sum(kernel_ns) AS kernel_ns
+    FROM inclusive
+    GROUP BY range_id
 )
 SELECT
-    range_id,                                  -- NVTX_EVENTS row id; NULL on per-name rows
-    NULL AS range,                             -- range name; NULL on per-instance rows
+    r.name AS range,                           -- range name ('domain:text')
+    r.style AS style,                          -- PushPop or StartEnd; NULL on per-kernel rows
     NULL AS kernel,                            -- demangled kernel name; NULL on per-instance rows
-    sum(kernel_ns) AS kernel_ns,               -- summed kernel GPU time (ns): instance rows inclusive, name rows innermost
-    sum(kernels) AS kernels                    -- kernels counted in kernel_ns
-FROM inclusive
-GROUP BY range_id
+    coalesce(i.kernel_ns, 0) AS kernel_ns,     -- instance rows: one instance's kernel time (inclusive); kernel
+                                               -- rows: the kernel's summed time in ranges of this name (innermost)
+    count(*) AS n                              -- instance rows: instances with exactly that kernel time; kernel
+                                               -- rows: kernels counted
+FROM _nvtx_ranges AS r
+LEFT JOIN per_instance AS i ON i.range_id = r.range_id
+GROUP BY ALL
 UNION ALL
-SELECT NULL, n.name, s.value, p.kernel_ns, p.kernels
+SELECT n.name, NULL, s.value, p.kernel_ns, p.kernels
 FROM per_name AS p
 JOIN (SELECT DISTINCT name_key, name FROM ranges) AS n USING (name_key)
 LEFT JOIN strings AS s ON s.id = p.name_id
-ORDER BY range_id, range, kernel
+ORDER BY range, style, kernel, kernel_ns
