@@ -11,14 +11,14 @@ from collections import defaultdict
 import pytest
 
 import nsys_analytics
-from nsys_analytics import sql_files
+from nsys_analytics.diff.data import range_kernels_sql
 
 from .conftest import PROFILES
 from .test_nvtx_attribution import multiscale_profile, random_profile, write_profile
 
 
 def rows(p, name: str, mode: str) -> list[tuple]:
-    query = sql_files.inline_params(sql_files.read("diff", name).text, {"mode": mode})
+    query = range_kernels_sql(name, mode)
     return sorted((tuple(int(v) if isinstance(v, int) else v for v in r) for r in p.sql(query).rows), key=repr)
 
 

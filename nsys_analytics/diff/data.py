@@ -122,7 +122,7 @@ def range_stats(profile: Profile, mode: str | None) -> tuple[list[RangeStat], li
     kernel_times: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
     range_kernels = []
     query = "range_kernels_gpu" if mode == "gpu" else "range_kernels"  # the launch modes: by time segments
-    for rng, style, kernel, kernel_ns, n in profile.run_file("diff", query, {"mode": mode}).rows:
+    for rng, style, kernel, kernel_ns, n in profile.sql(range_kernels_sql(query, mode)).rows:
         if style is not None:  # an instance kernel time of range `rng` and how many instances had it
             kernel_times[(rng, style)][int(kernel_ns)] = int(n)
         else:
@@ -130,6 +130,14 @@ def range_stats(profile: Profile, mode: str | None) -> tuple[list[RangeStat], li
     ranges = [RangeStat(name, style, Stat.of(pairs), Stat.of(kernel_times[(name, style)]))
               for (name, style), pairs in durations.items()]
     return ranges, range_kernels
+
+
+def range_kernels_sql(query: str, mode: str) -> str:
+    """range_kernels or range_kernels_gpu (`query`) for attribution `mode`, with the rows both end with."""
+    from .. import sql_files
+
+    text = sql_files.read("diff", query).text + "\n" + sql_files.read("diff", "_range_kernel_rows").text
+    return sql_files.inline_params(text, {"mode": mode})
 
 
 def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process",

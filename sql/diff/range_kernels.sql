@@ -13,7 +13,8 @@
 -- kernel's. A call reaching past its segment's end keeps those of the segment's ranges that also hold its end,
 -- and is picked one by one.
 -- Needs: _range_keys, _range_grid, _range_ops, _nvtx_ranges, strings. Parameters: $mode ('thread' | 'process').
--- Rows with a style are per range name, style and instance kernel time; rows without one per range and kernel.
+-- Ends with the CTEs per_instance and per_name that _range_kernel_rows.sql (appended: diff/data.py) turns into
+-- its rows.
 WITH ranges AS MATERIALIZED (  -- ord: the innermost order (later start, then earlier end, then higher id last)
     SELECT k.key, k.range_id, k.start_ns, k.end_ns, r.name,
            row_number() OVER (PARTITION BY k.key ORDER BY k.start_ns, k.end_ns DESC, k.range_id) AS ord,
@@ -93,8 +94,9 @@ innermost AS (
     GROUP BY op_id
 ),
 per_name AS (
-    SELECT name_key, name_id, sum(duration_ns) AS kernel_ns, count(*) AS kernels
-    FROM innermost
+    SELECT n.name AS range, i.name_id, sum(i.duration_ns) AS kernel_ns, count(*) AS kernels
+    FROM innermost AS i
+    JOIN (SELECT DISTINCT name_key, name FROM ranges) AS n USING (name_key)
     GROUP BY ALL
 ),
 per_instance AS (
@@ -102,20 +104,3 @@ per_instance AS (
     FROM inclusive
     GROUP BY range_id
 )
-SELECT
-    r.name AS range,                           -- range name ('domain:text')
-    r.style AS style,                          -- PushPop or StartEnd; NULL on per-kernel rows
-    NULL AS kernel,                            -- demangled kernel name; NULL on per-instance rows
-    coalesce(i.kernel_ns, 0) AS kernel_ns,     -- instance rows: one instance's kernel time (inclusive); kernel
-                                               -- rows: the kernel's summed time in ranges of this name (innermost)
-    count(*) AS n                              -- instance rows: instances with exactly that kernel time; kernel
-                                               -- rows: kernels counted
-FROM _nvtx_ranges AS r
-LEFT JOIN per_instance AS i ON i.range_id = r.range_id
-GROUP BY ALL
-UNION ALL
-SELECT n.name, NULL, s.value, p.kernel_ns, p.kernels
-FROM per_name AS p
-JOIN (SELECT DISTINCT name_key, name FROM ranges) AS n USING (name_key)
-LEFT JOIN strings AS s ON s.id = p.name_id
-ORDER BY range, style, kernel, kernel_ns

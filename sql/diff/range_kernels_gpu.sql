@@ -5,7 +5,8 @@
 -- compares range_kernels with it).
 -- Needs: nvtx_attributed_ops, _nvtx_ranges, strings. Parameters: $mode ('thread' | 'process' | 'gpu';
 -- docs/nvtx.md). The innermost range is kernel_ranges' pick: the one that started last, then ends first.
--- Rows with a style are per range name, style and instance kernel time; rows without one per range and kernel.
+-- Ends with the CTEs per_instance and per_name that _range_kernel_rows.sql (appended: diff/data.py) turns into
+-- its rows.
 WITH ops AS MATERIALIZED (
     SELECT op_id, range_id, range_start_ns, range_end_ns, duration_ns, name_id
     FROM nvtx_attributed_ops($mode, false)
@@ -30,19 +31,3 @@ per_instance AS (
     FROM ops
     GROUP BY range_id
 )
-SELECT
-    r.name AS range,                           -- range name ('domain:text')
-    r.style AS style,                          -- PushPop or StartEnd; NULL on per-kernel rows
-    NULL AS kernel,                            -- demangled kernel name; NULL on per-instance rows
-    coalesce(i.kernel_ns, 0) AS kernel_ns,     -- instance rows: one instance's kernel time (inclusive); kernel
-                                               -- rows: the kernel's summed time in ranges of this name (innermost)
-    count(*) AS n                              -- instance rows: instances with exactly that kernel time; kernel
-                                               -- rows: kernels counted
-FROM _nvtx_ranges AS r
-LEFT JOIN per_instance AS i ON i.range_id = r.range_id
-GROUP BY ALL
-UNION ALL
-SELECT p.range, NULL, s.value, p.kernel_ns, p.kernels
-FROM per_name AS p
-LEFT JOIN strings AS s ON s.id = p.name_id
-ORDER BY range, style, kernel, kernel_ns

@@ -1,0 +1,21 @@
+-- _range_kernel_rows: the rows of range_kernels and range_kernels_gpu, appended to either (diff/data.py), whose
+-- CTEs per_instance (range_id, kernel_ns: an instance's inclusive kernel time) and per_name (range, name_id,
+-- kernel_ns, kernels: the kernel time per range name and kernel name, innermost range only) it reads.
+-- Needs: _nvtx_ranges, strings.
+-- Rows with a style are per range name, style and instance kernel time; rows without one per range and kernel.
+SELECT
+    r.name AS range,                           -- range name ('domain:text')
+    r.style AS style,                          -- PushPop or StartEnd; NULL on per-kernel rows
+    NULL AS kernel,                            -- demangled kernel name; NULL on per-instance rows
+    coalesce(i.kernel_ns, 0) AS kernel_ns,     -- instance rows: one instance's kernel time (inclusive); kernel
+                                               -- rows: the kernel's summed time in ranges of this name (innermost)
+    count(*) AS n                              -- instance rows: instances with exactly that kernel time; kernel
+                                               -- rows: kernels counted
+FROM _nvtx_ranges AS r
+LEFT JOIN per_instance AS i ON i.range_id = r.range_id
+GROUP BY ALL
+UNION ALL
+SELECT p.range, NULL, s.value, p.kernel_ns, p.kernels
+FROM per_name AS p
+LEFT JOIN strings AS s ON s.id = p.name_id
+ORDER BY range, style, kernel, kernel_ns
