@@ -21,8 +21,12 @@ demo: setup
 	$(BIN)/nsys-analytics kernels $(DEMO) --limit 10
 
 ## test: install and run the test suite
+# A pytest killed by a signal (exit status above 128) is run once more: DuckDB's SQLite reader can, rarely, crash
+# the process that reads many exports (a native fault, not a failing test; README.md, Fixtures and tests). A failing test
+# still fails the target at once.
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q || { rc=$$?; [ $$rc -gt 128 ] || exit $$rc; \
+	  echo "pytest was killed by signal $$((rc - 128)); running the suite once more" >&2; $(BIN)/python -m pytest -q; }
 
 ## test-shared: also compare with the reference profiles in ../shared/profiles
 test-shared: setup
