@@ -88,9 +88,9 @@ def tables_of(view: str) -> tuple[str, ...]:
 def build_plan(view: str, built: frozenset[str] = frozenset()) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """How a decoded view is built when the decoded views `built` are in the cache: (the views and table macros
     computed, each view after what it reads, the macros last; the raw tables those read). What it reads that is
-    built is read from its cache file (the store builds those first: _nvtx_kernel_stats reads the stored
-    _range_ops instead of joining every GPU operation to its launch again in the same query); what is not (a
-    build that failed) is computed here."""
+    built is read from its cache file (the store builds those first, except for an INLINE_FIRST view:
+    _nvtx_range_projection reads the stored _range_ops instead of joining every GPU operation to its launch again in
+    the same query); what is not (not built yet, or a build that failed) is computed here."""
     from ..schema_objects import TABLE_MACROS, VIEWS, body, dependencies
 
     deps = dependencies()

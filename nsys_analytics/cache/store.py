@@ -91,7 +91,6 @@ class ProfileCache:
         evict(keep=self.folder)
         return self.file(name).exists()
 
-
     def _build_view(self, name: str, inline: bool) -> bool:
         """Build a decoded view; False where a raw table it reads cannot be cached. The stored views it reads are
         built first (their joins are then not held in memory beside its own), or, `inline`, read only where they

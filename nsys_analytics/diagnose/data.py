@@ -38,11 +38,11 @@ def prepare(profile: Profile, window: Window, graphs: bool = True, min_gap_ns: i
     `chunks` chunks."""
     if not _has_schema(profile):
         profile.sql("CREATE SCHEMA _diag")
-        profile.sql(f"CREATE VIEW _diag.copy_calls AS {_body('_copy_calls')}")
+        profile.sql(f"CREATE VIEW _diag.copy_calls AS {query_body('_copy_calls')}")
     params = {**window.params(), "graphs": graphs}
     for kind, name in (("VIEW", "window_ops"), ("TABLE", "spans"), ("VIEW", "gpu_ops"), ("VIEW", "copies")):
-        profile.sql(f"CREATE OR REPLACE {kind} _diag.{name} AS {sql_files.inline_params(_body('_' + name), params)}")
-    profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {_body('_chunks')}")
+        profile.sql(f"CREATE OR REPLACE {kind} _diag.{name} AS {sql_files.inline_params(query_body('_' + name), params)}")
+    profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {query_body('_chunks')}")
     sweep(profile, min_gap_ns, chunks)
 
 
@@ -51,7 +51,7 @@ def _has_schema(profile: Profile) -> bool:
     return bool(rows.rows)
 
 
-def _body(name: str) -> str:
+def query_body(name: str) -> str:
     """A diagnose SQL file without its header comment."""
     text = sql_files.read("diagnose", name).text
     return "\n".join(line for line in text.splitlines() if not line.startswith("--"))

@@ -9,7 +9,7 @@ from .. import database
 from ..errors import MissingDataError, UsageError
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, steady_state
 from .beyond import BEYOND_RULES, Thresholds
-from .data import Window, prepare
+from .data import Window, query_body, prepare
 from .findings import Finding, cpu_advice, ms, rank
 from .nsys_rules import NSYS_RULES, NsysOptions, RuleOutcome, run_nsys_rule
 from .ranges import attach_ranges, range_window
@@ -22,9 +22,6 @@ RULES = (*NSYS_RULES, *BEYOND_RULES)
 # allocations outside the pool), and the 1 GB pool filled by launch_bound's join took a 10 M-kernel run to 1.47 GiB
 # (700 MB: 1.04 GiB, the same CPU time).
 MEMORY_LIMIT = "700MB"
-# The stored views (columnar cache) that rules read: built before anything else, while the process holds nothing
-# else (a 10 M-kernel _range_ops built after the pass, beside its arrays and tables, took a first run to 1.7 GiB).
-_STORED_READS = {"launch_bound": "_range_ops", "gpu_starved": "cuda_api", "cuda_api_sync": "cuda_api"}
 _WHOLE_PROFILE, _NSYS_DEFAULTS, _THRESHOLDS = Window(), NsysOptions(), Thresholds()
 
 
@@ -83,9 +80,10 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
 def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_options: NsysOptions,
               thresholds: Thresholds, range_name: str | None, scope: str, step_range: str, warmup_range: str | None,
               graphs: bool, warmup_steps: int) -> DiagnoseReport:
-    # the kernel table with its context ids (_window_ops), then the stored views, which then read it too
-    stored = sorted({_STORED_READS[r] for r in rules if r in _STORED_READS})
-    profile.prepare(f"SELECT 1 FROM {', '.join(['(SELECT contextId FROM compat.CUPTI_ACTIVITY_KIND_KERNEL)', *stored])}")
+    # What the pass and the rules read (each rule's SQL file has its name), made by the columnar cache now, while
+    # the process holds nothing else: a 10 M-kernel _range_ops built after the pass, beside its arrays and tables,
+    # took a first run to 1.7 GiB. prepare() only reads the names in the text.
+    profile.prepare("\n".join(query_body(name) for name in ("_window_ops", *rules)))
     window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range, warmup_steps)
     prepare(profile, window, graphs, _min_gap_ns(rules, nsys_options, thresholds), thresholds.chunks)
     _require_cuda_data(profile, window, about)
