@@ -150,8 +150,6 @@ def test_a_table_name_not_offered_is_refused():
         ps.kernel_summary(table="both")
 
 
-
-
 @pytest.mark.skipif(not HAVE_DDP, reason="the DDP fixtures are absent")
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_each_method_equals_the_cli_csv_of_the_ddp_ranks(method):

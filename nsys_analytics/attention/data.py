@@ -75,7 +75,6 @@ def kernel_times(profile: Profile, pattern: str | None, warmup: Warmup, mode: st
     return [KernelTime(name, int(n), int(total)) for name, n, total in rows]
 
 
-
 def attributed_ops(profile: Profile, mode: str, patterns: list[str]) -> str:
     """A temp table of the _op_ranges rows of `mode` in the ranges any of `patterns` names (text, full name or a
     glob over either), with the columns the range queries read (kernel_names, attention_pieces, range_gpu_times):
