@@ -4,6 +4,7 @@ Data access only (open, views, `sql`, `df`); the reports' convenience calls live
 
 from __future__ import annotations
 
+import copy
 import re
 import sqlite3
 from collections.abc import Callable
@@ -47,6 +48,7 @@ class Profile:
         self._undecoded: set[str] = set()  # stored views the cache could not give: computed from what they read
         self._compat: set[str] = set()  # compat.<TABLE> views made so far (main profile: on first use)
         self._raw_attached = False
+        self._made_only = False  # a connection beside another (beside()): reads only what that one made
         self._bad_rows: BadRows | None = None  # kernel rows the views leave out, known once the kernel table is read
         # Called with the bad rows' note (one line) when the kernel table is first read and has bad rows.
         self.on_note: Callable[[str], None] | None = None
@@ -168,7 +170,7 @@ class Profile:
     def _ensure_objects(self, query: str) -> None:
         """Create the compat views, views and table macros the query reads, and what they read, the first time
         one is needed; the cache builds what they read that it lacks."""
-        if self.alias != "main":
+        if self.alias != "main" or self._made_only:
             return
         names = sorted(schema_objects.wanted_by(query))
         plan: dict[str, None] = {}
@@ -305,6 +307,18 @@ class Profile:
         # for the same scan (seen with DuckDB 1.5.5): every cross-profile query would read one file twice.
         self.con.execute("SET disabled_optimizers = 'common_subplan'")
         return type(self)(path, con=self.con, alias=alias)
+
+    def beside(self) -> Profile | None:
+        """This profile on a second connection to its database, for queries on another thread while this one runs
+        its own. Everything those read must have been made here first (`prepare`): the second connection makes
+        nothing (two connections making the same view would race). None where the profile reads tables registered
+        on its own connection, which another one does not see (an arrowdir export). Close it when done."""
+        if self.columnar or self.alias != "main":
+            return None
+        twin = copy.copy(self)
+        twin.con = self.con.cursor()
+        twin._made_only = True
+        return twin
 
     def close(self) -> None:
         database.close(self.con)

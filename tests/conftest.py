@@ -54,8 +54,13 @@ def to_parquetdir(sqlite: Path, folder: Path) -> Path:
         tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                              "WHERE table_catalog = 's'").fetchall()]
         for table in tables:
-            con.execute(f'COPY (SELECT * FROM s."{table}" ORDER BY rowid) TO \'{folder / table}.parquet\' '
-                        "(FORMAT parquet)")
+            copy = f'COPY (SELECT * FROM s."{table}" ORDER BY rowid) TO \'{folder / table}.parquet\' (FORMAT parquet)'
+            try:
+                con.execute(copy)
+            except duckdb.TypeMismatchException:  # old `nsys stats` wrote its tables' floats into INTEGER columns
+                con.execute("SET sqlite_all_varchar = true")
+                con.execute(copy)
+                con.execute("SET sqlite_all_varchar = false")
     finally:
         con.close()
     return folder

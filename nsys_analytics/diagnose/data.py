@@ -8,6 +8,7 @@ them in start order (sweep.py) finds the idle gaps and busy times that four rule
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,13 @@ def prepare(profile: Profile, window: Window, graphs: bool = True, min_gap_ns: i
     executions count as GPU work; nsys analyze leaves them out). `_diag.gaps` keeps the idle gaps of at least
     `min_gap_ns` (the shortest any rule run reads); `_diag.busy_at` the busy times the rules read on a grid of
     `chunks` chunks."""
+    prepare_views(profile, window, graphs)
+    sweep(profile, min_gap_ns, chunks)
+
+
+def prepare_views(profile: Profile, window: Window, graphs: bool = True) -> None:
+    """`prepare` without the pass: the views, the spans and the chunk grid, all that the rules read but the pass's
+    tables (`reads_pass`)."""
     if not _has_schema(profile):
         profile.sql("CREATE SCHEMA _diag")
         profile.sql(f"CREATE VIEW _diag.copy_calls AS {query_body('_copy_calls')}")
@@ -43,7 +51,14 @@ def prepare(profile: Profile, window: Window, graphs: bool = True, min_gap_ns: i
     for kind, name in (("VIEW", "window_ops"), ("TABLE", "spans"), ("VIEW", "gpu_ops"), ("VIEW", "copies")):
         profile.sql(f"CREATE OR REPLACE {kind} _diag.{name} AS {sql_files.inline_params(query_body('_' + name), params)}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {query_body('_chunks')}")
-    sweep(profile, min_gap_ns, chunks)
+
+
+def reads_pass(rule: str) -> bool:
+    """Whether a rule's SQL reads what the pass makes (`_diag.gaps`, `_diag.busy_at`)."""
+    return bool(_PASS_TABLES.search(query_body(rule)))
+
+
+_PASS_TABLES = re.compile(r"\b_diag\.(gaps|busy_at)\b")
 
 
 def _has_schema(profile: Profile) -> bool:

@@ -104,19 +104,23 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
     queries = _queries(profile, np, chunks)
     states: dict[tuple[int, int], _State] = {}
     gaps: list = []
-    for lo, hi in _slices(profile):
-        for seg in _segments(profile, np, lo, hi):
+    keys, slices = _slices(profile)
+    only_key = keys[0] if len(keys) == 1 else None
+    for cols in _read_ahead(profile, np, slices, only_key):
+        for seg in _segments(np, cols, only_key):
             key = (int(seg["pid"]), int(seg["device"]))
             state = states.get(key)
             if state is None:
                 state = states[key] = _State(key, queries, np)
             state.max_end, state.max_context = _gaps(np, seg, key, state.max_end, state.max_context,
                                                      min_gap_ns, gaps)
-            work = seg["work"]
+            work, start, end = seg["work"], seg["start_ns"], seg["end_ns"]
             for k in state.kinds:
                 member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
-                if member.any():
-                    k.add(np, seg["start_ns"][member], seg["end_ns"][member])
+                if member.all():  # nothing to leave out (nearly always): no copies
+                    k.add(np, start, end)
+                elif member.any():
+                    k.add(np, start[member], end[member])
     for state in states.values():
         for k in state.kinds:
             k.finish(np)
@@ -124,23 +128,48 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
     _store(profile, np, "busy_at", [part for s in states.values() for k in s.kinds for part in k.out], BUSY_COLUMNS)
 
 
-def _segments(profile: Profile, np, lo: int, hi: int):
-    """The operations starting in [lo, hi) in start order per process/device, as batches of at most BATCH_ROWS of
+def _read_ahead(profile: Profile, np, slices: list[tuple[int, int]], only_key: tuple[int, int] | None):
+    """The operations of each time slice in turn (`_read`), the next one read on a thread while the caller works
+    on this one: DuckDB's reading and numpy's pass then overlap (numpy and DuckDB release the GIL in their loops).
+    Nothing else uses the profile's connection meanwhile (a cursor would not see an arrowdir export's registered
+    tables); two slices are held at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not slices:
+        return
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        ahead = reader.submit(_read, profile, np, *slices[0], only_key)
+        for lo, hi in slices[1:]:
+            cols = ahead.result()
+            ahead = reader.submit(_read, profile, np, lo, hi, only_key)
+            yield cols
+            del cols
+        yield ahead.result()
+
+
+def _read(profile: Profile, np, lo: int, hi: int, only_key: tuple[int, int] | None) -> dict:
+    """The operations starting in [lo, hi) as numpy arrays, unsorted (a scan, in parallel). `only_key`: the
+    window's one (pid, device), whose columns are then not read (a third of the reading time where one process ran
+    on one GPU)."""
+    text = sql_files.inline_params(sql_files.read("diagnose", "_sweep_ops").text, {"lo": lo, "hi": hi})
+    if only_key is not None:
+        text = f"SELECT start_ns, end_ns, context, correlation_id, work FROM ({text})"
+    return {c: np.asarray(v) for c, v in profile.con.execute(text).fetchnumpy().items()}
+
+
+def _segments(np, cols: dict, only_key: tuple[int, int] | None):
+    """The operations of a slice (`_read`) in start order per process/device, as batches of at most BATCH_ROWS of
     one process/device: {pid, device (one value each), start_ns, end_ns, work (arrays), context, correlation_id
     (lazy: `_Lazy`, read at the few rows a gap needs)}.
 
-    DuckDB reads the slice unsorted (a scan, in parallel) into numpy arrays; numpy sorts it: a stable argsort of the
-    starts, which the exports and the cache mostly keep in order (timsort then merges a few runs), where DuckDB's
-    ORDER BY cost a full sort of every column (at 10 M operations, most of the pass)."""
-    # The profile's own connection (a cursor would not see an arrowdir export's registered tables); nothing else
-    # runs on it while the slice is read.
-    text = sql_files.inline_params(sql_files.read("diagnose", "_sweep_ops").text, {"lo": lo, "hi": hi})
-    cols = {c: np.asarray(v) for c, v in profile.con.execute(text).fetchnumpy().items()}
+    numpy sorts the slice: a stable argsort of the starts, which the exports and the cache mostly keep in order
+    (timsort then merges a few runs), where DuckDB's ORDER BY cost a full sort of every column (at 10 M operations,
+    most of the pass)."""
     n = len(cols["start_ns"])
     if not n:
         return
     order = np.argsort(cols["start_ns"], kind="stable")
-    keys = [c for c in ("device", "pid") if (cols[c] != cols[c][0]).any()]
+    keys = [c for c in ("device", "pid") if only_key is None and (cols[c] != cols[c][0]).any()]
     for c in keys:  # stable sorts from the least significant key: (pid, device, start_ns)
         order = order[np.argsort(cols[c][order], kind="stable")]
     change = np.zeros(n - 1, dtype=bool)
@@ -152,7 +181,8 @@ def _segments(profile: Profile, np, lo: int, hi: int):
     start, end, work = (cols[c][order] for c in ("start_ns", "end_ns", "work"))
     for a, b in bounds:
         rows = order[a:b]
-        yield {"pid": cols["pid"][rows[0]], "device": cols["device"][rows[0]], "start_ns": start[a:b],
+        pid, device = only_key or (cols["pid"][rows[0]], cols["device"][rows[0]])
+        yield {"pid": pid, "device": device, "start_ns": start[a:b],
                "end_ns": end[a:b], "work": work[a:b], "context": _Lazy(cols["context"], rows),
                "correlation_id": _Lazy(cols["correlation_id"], rows)}
 
@@ -182,14 +212,17 @@ class _State:
             k.start(key, np)
 
 
-def _slices(profile: Profile) -> list[tuple[int, int]]:
-    """Time slices [lo, hi) of the operations' starts holding about SLICE_ROWS operations each (evenly cut)."""
-    lo, hi, n = profile.con.execute("SELECT min(start_ns), max(start_ns), count(*) FROM _diag.gpu_ops").fetchone()
-    if not n:
-        return []
+def _slices(profile: Profile) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The (pid, device) keys of the window and time slices [lo, hi) of the operations' starts holding about
+    SLICE_ROWS operations each (evenly cut), from the spans (no scan of the operations: every one starts within its
+    span, the profiling overhead kept too)."""
+    spans = profile.con.execute("SELECT pid, device, start_ns, end_ns, ops FROM _diag.spans ORDER BY ALL").fetchall()
+    if not spans:
+        return [], []
+    lo, hi, n = min(s[2] for s in spans), max(s[3] for s in spans), sum(s[4] for s in spans)
     parts = max(1, -(-n // SLICE_ROWS))
     step = -(-(hi + 1 - lo) // parts)
-    return [(lo + i * step, min(lo + (i + 1) * step, hi + 1)) for i in range(parts)]
+    return [(s[0], s[1]) for s in spans], [(lo + i * step, min(lo + (i + 1) * step, hi + 1)) for i in range(parts)]
 
 
 def _queries(profile: Profile, np, chunks: int) -> dict[bool, dict]:

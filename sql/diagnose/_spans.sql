@@ -6,6 +6,7 @@ SELECT
     device,                                         -- CUDA device id
     min(start_ns) AS start_ns,                      -- first operation start (ns)
     max(end_ns) AS end_ns,                          -- last operation end (ns)
-    any_value(context) AS context                   -- a CUDA context id of the pid/device (nsys prints one)
+    any_value(context) AS context,                  -- a CUDA context id of the pid/device (nsys prints one)
+    count(*) AS ops                                 -- its operations (the pass cuts its time slices by them)
 FROM _diag.window_ops
 GROUP BY pid, device

@@ -10,7 +10,6 @@ SELECT
     end_ns,                                         -- operation end (ns)
     coalesce(context, -1) AS context,               -- CUDA context id (-1: none)
     coalesce(correlation_id, -1) AS correlation_id, -- links to cuda_api.correlation_id (-1: none)
-    CAST(CASE WHEN op IN ('kernel', 'graph') THEN 1 WHEN op = 'overhead' THEN 2 ELSE 0 END AS TINYINT) AS work
-                                                    -- 1 kernel or graph, 0 copy or memset, 2 profiling overhead
+    work                                            -- 1 kernel or graph, 0 copy or memset, 2 profiling overhead
 FROM _diag.gpu_ops
 WHERE start_ns >= $lo AND start_ns < $hi

@@ -2,7 +2,7 @@
 -- end with a kernel, split by when that kernel's launch call started: after the GPU went idle (`late`: the
 -- CPU had not asked for work yet, the GPU was starved) or before (`pending`: the work was queued and waited
 -- for something else). Gaps whose call is not traced count as neither.
--- Needs: _diag.gaps (sweep.py: gaps before each operation, profiling overhead included, work 2), cuda_api.
+-- Needs: _diag.gaps (sweep.py: gaps before each operation, profiling overhead included, work 2), _range_ops.
 -- Params: $min_gap_ns: shortest idle gap considered (ns). One row per process/device: the gaps are summed here
 -- (there can be one per operation), not in Python.
 WITH
@@ -11,10 +11,13 @@ WITH
         FROM _diag.gaps
         WHERE work <> 2 AND end_ns - start_ns >= $min_gap_ns
     ),
-    calls AS (  -- the calls that may have issued a gap's operation: a semi-join first, cheaper than probing
-                -- every call against the gaps in the join below (about half the time at 24 M calls)
-        SELECT correlation_id, pid, start_ns FROM cuda_api
-        WHERE correlation_id IN (SELECT correlation_id FROM gaps)
+    calls AS (  -- the calls that issued a gap's operation (same correlation id, same process): read from the
+                -- operations' launching calls in _range_ops (stored by the cache: half the rows of every CUDA call),
+                -- a semi-join first, cheaper than probing every operation against the gaps in the join below;
+                -- DISTINCT: the kernels of one graph launch share its call
+        SELECT DISTINCT correlation_id, (global_pid >> 24) & 16777215 AS pid, launch_start_ns AS start_ns
+        FROM _range_ops
+        WHERE correlation_id IN (SELECT correlation_id FROM gaps) AND launch_start_ns IS NOT NULL
     ),
     classified AS (
         SELECT g.pid, g.device, g.idle_from_ns, g.start_ns, g.start_ns - g.idle_from_ns AS gap_ns,
