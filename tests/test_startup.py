@@ -86,3 +86,28 @@ def test_catalog_reads_load_no_duckdb_nor_the_postgresql_dialect(args, two_run_c
     done = subprocess.run([sys.executable, "-c", f"import sys, json\n{probe}"], capture_output=True, text=True,
                           cwd=ROOT, check=True)
     assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_the_command_ends_without_teardown_with_its_output_and_exit_code(tmp_path):
+    """`nsys-analytics` (cli.main.run) ends the process without the interpreter's teardown: every row written
+    before it, piped or not, and the command's own exit code (0, 1 for a missing profile, 2 for a usage error)."""
+    import csv
+    import io
+    import sqlite3
+
+    profile = PROFILES / "gpt_train.sqlite"
+    with sqlite3.connect(f"file:{profile}?mode=ro", uri=True) as con:
+        names = {n for (n,) in con.execute("SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+                                           "JOIN StringIds AS s ON s.id = k.demangledName")}
+    command = [sys.executable, "-m", "nsys_analytics"]
+    env = {**os.environ, "NSYS_ANALYTICS_CACHE": str(tmp_path)}
+    done = subprocess.run([*command, "sql", str(profile), "SELECT DISTINCT name FROM kernels", "--format", "csv"],
+                          capture_output=True, text=True, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    assert {row[0] for row in csv.reader(io.StringIO(done.stdout))} - {"name"} == names
+    missing = subprocess.run([*command, "kernels", str(tmp_path / "none.sqlite")], capture_output=True, text=True,
+                             cwd=ROOT, env=env)
+    assert missing.returncode == 1 and "no such file" in missing.stderr
+    usage = subprocess.run([*command, "kernels", str(profile), "--limit", "x"], capture_output=True, text=True,
+                           cwd=ROOT, env=env)
+    assert usage.returncode == 2 and "--limit" in usage.stderr
