@@ -44,3 +44,22 @@ def test_diagnose_reports_the_same_with_the_rules_beside_the_pass_or_after_it(ca
         inline = diagnose(p, scope="all").to_dict()
     assert beside == inline
     assert beside["findings"]  # a report with something in it
+
+
+def test_an_error_in_the_pass_ends_the_rules_beside_it(cache_folder, monkeypatch):
+    """The pass fails (or is interrupted): diagnose raises its error, the second connection's work has ended (no
+    thread of it left) and the profile still answers."""
+    import threading
+
+    from nsys_analytics.diagnose import report
+
+    def failing_pass(*args, **kwargs):
+        raise RuntimeError("the pass failed")
+
+    monkeypatch.setattr(report, "sweep", failing_pass)
+    before = set(threading.enumerate())
+    with open_nsys(TRAIN) as p:
+        with pytest.raises(RuntimeError, match="the pass failed"):
+            diagnose(p, scope="all")
+        assert not [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        assert p.sql("SELECT count(*) FROM kernels").rows[0][0] > 0

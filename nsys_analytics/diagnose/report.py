@@ -118,7 +118,8 @@ def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_opt
 class _Beside:
     """Runs calls on a second connection to the profile's database (Profile.beside), one at a time on a thread, beside
     the caller's work; where the profile has none, at once on its own connection. The connection is closed at the
-    end, after the calls still running (a failed call's error comes with its result)."""
+    end, after the calls still running, which an error in the caller interrupts (a failed call's error comes with its
+    result)."""
 
     def __init__(self, profile: Profile):
         self.profile, self.twin, self.pool = profile, profile.beside(), None
@@ -141,10 +142,13 @@ class _Beside:
             done.set_exception(e)
         return done
 
-    def __exit__(self, *exc) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.twin.con.close()
+    def __exit__(self, exc_type, *rest) -> None:
+        if self.pool is None:
+            return
+        if exc_type is not None:  # an error or Ctrl-C in the caller: stop the query under way there too
+            self.twin.con.interrupt()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        database.close(self.twin.con)
 
 
 def _window(profile: Profile, window: Window, range_name: str | None, scope: str, step_range: str,
