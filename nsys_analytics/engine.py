@@ -10,10 +10,8 @@ when a scheduler is named.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from .errors import NsysAnalyticsError
@@ -55,6 +53,9 @@ class LocalPool:
         if len(items) <= 1 or self.jobs == 1:
             yield from Sequential().imap(fn, items)
             return
+        import multiprocessing  # here: a command on one file never starts a pool (10 ms of start-up)
+        from concurrent.futures import ProcessPoolExecutor
+
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["nsys_analytics.profile", "pandas"])
         with ProcessPoolExecutor(max_workers=min(self.jobs, len(items)), mp_context=context) as pool:
