@@ -13,13 +13,16 @@ import re
 import shutil
 import sqlite3
 import stat
-import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import progress
 from .errors import ProfileError
+
+if TYPE_CHECKING:
+    import subprocess
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 REPORT_SUFFIXES = (".nsys-rep", ".qdrep")
@@ -194,6 +197,8 @@ def _exported_report(rep: Path) -> Path:
     nsys = shutil.which("nsys")
     if nsys is None:
         raise ProfileError(f"{rep}: reading a report needs the `nsys` CLI on PATH; or {EXPORT_HINT}")
+    import subprocess  # here: only a report to export runs a process (5 ms of every command's start-up)
+
     with _temporary_beside(target) as partial:
         cmd = [nsys, "export", "--type", "sqlite", "--output", str(partial), str(rep)]
         with progress.showing(f"exporting {rep.name} with nsys (once)"):
@@ -252,6 +257,8 @@ def report_writer_version(rep: Path) -> str | None:
 
 def installed_nsys_version(nsys: str) -> str | None:
     """The version of the nsys CLI at `nsys` ("2022.4.2"), from `nsys --version`."""
+    import subprocess
+
     try:
         out = subprocess.run([nsys, "--version"], capture_output=True, text=True, timeout=60, check=False).stdout
     except (OSError, subprocess.SubprocessError):

@@ -46,6 +46,7 @@ def test_kernels_on_a_small_profile_imports_no_pandas(cached, tmp_path):
         "try:\n    main()\nexcept SystemExit:\n    pass", env)
     assert "duckdb" in loaded  # it did run
     assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+    assert loaded.isdisjoint(("multiprocessing", "subprocess")), "imported for other commands' work (a pool, nsys)"
     assert (tmp_path / "columnar").exists() == cached
 
 
