@@ -98,6 +98,18 @@ def attach_sqlite(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> Non
     con.execute(f"ATTACH {_quote(str(path))} AS {_ident(alias)} (TYPE sqlite, READ_ONLY)")
 
 
+def store_arrays(con: duckdb.DuckDBPyConnection, table: str, columns: dict, types: dict[str, str]) -> None:
+    """Create (or replace) `table` from numpy arrays, {column: array} (DuckDB reads a dict of arrays itself), each
+    column cast to its SQL type in `types`."""
+    view = "_arrays_" + table.replace(".", "_")
+    con.register(view, columns)
+    try:
+        casts = ", ".join(f"CAST({c} AS {types[c]}) AS {c}" for c in columns)
+        con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT {casts} FROM {view}")
+    finally:
+        con.unregister(view)
+
+
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 

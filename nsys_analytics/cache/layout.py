@@ -46,12 +46,11 @@ MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops", "_kernel
 # export, where its filters prune the first ones (copying the calls first and reading the copy cost more: 3 M
 # kernels from an empty cache 5.1-5.9 s, reading them in the join 3.7-4.0 s; 10 M 15.5 s, 14.9-15.3 s). A later
 # command that reads the calls copies them then.
+_NOT_COPIED_FIRST = ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+                     "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER")
 INLINE_FIRST = {
-    "_nvtx_kernel_stats": ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-                           "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"),
-    "_nvtx_kernel_stats_process": ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-                                   "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "CUPTI_ACTIVITY_KIND_RUNTIME",
-                                   "CUPTI_ACTIVITY_KIND_DRIVER"),
+    "_nvtx_kernel_stats": _NOT_COPIED_FIRST,
+    "_nvtx_kernel_stats_process": _NOT_COPIED_FIRST,
 }
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 

@@ -49,7 +49,8 @@ def prepare_views(profile: Profile, window: Window, graphs: bool = True) -> None
         profile.sql(f"CREATE VIEW _diag.copy_calls AS {query_body('_copy_calls')}")
     params = {**window.params(), "graphs": graphs}
     for kind, name in (("VIEW", "window_ops"), ("TABLE", "spans"), ("VIEW", "gpu_ops"), ("VIEW", "copies")):
-        profile.sql(f"CREATE OR REPLACE {kind} _diag.{name} AS {sql_files.inline_params(query_body('_' + name), params)}")
+        body = sql_files.inline_params(query_body("_" + name), params)
+        profile.sql(f"CREATE OR REPLACE {kind} _diag.{name} AS {body}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {query_body('_chunks')}")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import sql_files
+from ..database import store_arrays
 from ..errors import UsageError
 from ..filters import unknown_range
 from ..nvtx.report import require_ranges
@@ -61,12 +62,7 @@ def _store_depths(profile: Profile) -> None:
     cols = {c: np.asarray(v) for c, v in hits.items()}
     data = {"finding": cols["finding"], "range_id": cols["range_id"],
             "depth": _depths(np, cols["finding"], cols["pid"], cols["range_id"], cols["start_ns"], cols["end_ns"])}
-    profile.con.register("_diag_hit_depths", data)
-    try:
-        profile.con.execute("CREATE OR REPLACE TABLE _diag.hit_depths AS SELECT CAST(finding AS INTEGER) AS finding, "
-                            "range_id, CAST(depth AS BIGINT) AS depth FROM _diag_hit_depths")
-    finally:
-        profile.con.unregister("_diag_hit_depths")
+    store_arrays(profile.con, "_diag.hit_depths", data, {"finding": "INTEGER", "range_id": "BIGINT", "depth": "BIGINT"})
 
 
 def _depths(np, finding, pid, range_id, start, end):

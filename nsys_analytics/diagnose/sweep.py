@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import sql_files
+from ..database import store_arrays
 
 if TYPE_CHECKING:
     from ..profile import Profile
@@ -265,15 +266,9 @@ def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, m
 
 
 def _store(profile: Profile, np, name: str, parts: list, columns: tuple[str, ...]) -> None:
-    """Write the collected arrays as the table _diag.<name> (DuckDB reads a dict of numpy arrays itself)."""
+    """Write the collected arrays as the table _diag.<name>."""
     if parts:
         data = {c: np.concatenate([p[i] for p in parts]) for i, c in enumerate(columns)}
     else:
         data = {c: np.array([], dtype=bool if c == "kernels" else np.int64) for c in columns}
-    view = f"_diag_sweep_{name}"
-    profile.con.register(view, data)
-    try:
-        casts = ", ".join(f"CAST({c} AS {'BOOLEAN' if c == 'kernels' else 'BIGINT'}) AS {c}" for c in columns)
-        profile.con.execute(f"CREATE OR REPLACE TABLE _diag.{name} AS SELECT {casts} FROM {view}")
-    finally:
-        profile.con.unregister(view)
+    store_arrays(profile.con, f"_diag.{name}", data, {c: "BOOLEAN" if c == "kernels" else "BIGINT" for c in columns})
