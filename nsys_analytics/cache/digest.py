@@ -11,12 +11,11 @@ time, inode and sampled bytes): a file rewritten, replaced or touched gets a new
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from .folder import cache_dir, enabled
+from .memo import remember
 
 SALT = "sha256-v1"
 KEEP = 4096  # digests remembered; the least recently written go first (64 bytes each)
@@ -40,36 +39,10 @@ def sha256_of(path: str | Path) -> str:
     before = stat_key(path)
     digest = _hash(path)
     if stat_key(path) == before:  # not changed while it was read
-        _remember(memo, digest)
+        remember(memo, digest + "\n", KEEP)
     return digest
 
 
 def _hash(path: Path) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
-
-
-def _remember(memo: Path, digest: str) -> None:
-    """Write the digest whole (a temporary file renamed into place); a cache folder that cannot be written is no
-    error: the next command hashes again."""
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".tmp-", suffix=".sha256")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(digest + "\n")
-        os.replace(tmp, memo)
-        _bound(memo.parent)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-
-
-def _bound(folder: Path) -> None:
-    names = [p for p in folder.iterdir() if p.suffix == ".sha256" and not p.name.startswith(".")]
-    if len(names) <= KEEP:
-        return
-    names.sort(key=lambda p: p.stat().st_mtime_ns)
-    for old in names[: len(names) - KEEP]:
-        old.unlink(missing_ok=True)

@@ -39,3 +39,9 @@ def stat_key(path: Path) -> tuple:
     """(size, mtime, inode) of a file, to tell whether it changed while a cache was being built."""
     st = os.stat(path)
     return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def path_prefix(path: Path) -> str:
+    """'<stem>-<hash of the resolved path>-': every cache (and remembered summary) of one path starts with it."""
+    where = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:8]
+    return f"{Path(path).stem}-{where}-"

@@ -55,8 +55,7 @@ def _status(folder: Path, profile: str | None) -> str:
     path = Path(profile)
     if not path.exists():
         return "missing"
-    from .store import _prefix
-    from .identity import identity
+    from .identity import identity, path_prefix
     from .layout import salt
 
-    return "current" if folder.name == f"{_prefix(path)}{identity(path, salt())}" else "changed"
+    return "current" if folder.name == f"{path_prefix(path)}{identity(path, salt())}" else "changed"

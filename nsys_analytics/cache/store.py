@@ -11,7 +11,6 @@ needs it, so a command copies only what it reads. See docs/cache.md.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -20,6 +19,8 @@ from pathlib import Path
 
 from . import layout
 from .folder import columnar_dir, enabled, max_size, min_size
+from .identity import path_prefix
+from .memo import forget
 
 SUFFIX = ".duckdb"
 _DAMAGE = re.compile(r"malformed|not a database|disk I/O error|SQLite", re.IGNORECASE)
@@ -117,16 +118,10 @@ def for_profile(sqlite_path: Path, raw_columns: dict[str, set[str]]) -> ProfileC
         return None
     from .identity import identity
 
-    folder = columnar_dir() / f"{_prefix(sqlite_path)}{identity(sqlite_path, layout.salt())}"
+    folder = columnar_dir() / f"{path_prefix(sqlite_path)}{identity(sqlite_path, layout.salt())}"
     if folder.exists():
         _touch(folder)
     return ProfileCache(sqlite_path, raw_columns, folder)
-
-
-def _prefix(sqlite_path: Path) -> str:
-    """'<stem>-<hash of the resolved path>-': every cache of one path starts with it."""
-    where = hashlib.sha256(str(sqlite_path.resolve()).encode()).hexdigest()[:8]
-    return f"{sqlite_path.stem}-{where}-"
 
 
 def _forget_older(folder: Path) -> None:
@@ -194,14 +189,16 @@ def evict(keep: Path | None = None, bound: int | None = None) -> list[Path]:
 
 
 def clear(sqlite_path: Path | None = None) -> list[Path]:
-    """Remove every cache (or those of one profile path) and what killed builds left; return what went."""
+    """Remove every cache (or those of one profile path), what killed builds left and the results remembered
+    beside the caches (memo.py); return the cache folders that went."""
     from .build import remove_orphans
 
     folders = entries()
-    if sqlite_path is not None:
-        folders = [f for f in folders if f.name.startswith(_prefix(sqlite_path))]
+    prefix = path_prefix(sqlite_path) if sqlite_path is not None else ""
+    folders = [f for f in folders if f.name.startswith(prefix)]
     for f in folders:
         shutil.rmtree(f, ignore_errors=True)
     for f in entries():
         remove_orphans(f)
+    forget(prefix)
     return folders

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from ..categories import RuleSet
-from ..diff.data import rank_of, summarize
+from ..diff.data import rank_of, summarize, summarize_side
 from ..diff.summary import ProfileSummary
 
 
 def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
                   diagnose: bool = False) -> tuple[list[ProfileSummary], list[list[dict]] | None]:
     """Summaries of the run's profiles (one per rank) and, with `diagnose`, each one's findings as rows. Several
-    profiles are opened as ranks through `ProfileSet` (its rank ids; a whole-launch report split by process)."""
+    profiles are opened as ranks through `ProfileSet` (its rank ids; a whole-launch report split by process).
+    Without `diagnose` nothing but the summaries is needed: those remembered in the cache folder are read back
+    (diff/memo.py)."""
+    if not diagnose:
+        return summarize_side(paths, rules, attribution, with_hash=True), None
     if len(paths) == 1:
         from ..profile import Profile
 

@@ -146,10 +146,7 @@ def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process
     process environment, NCCL payloads, the file name or the input order; a report of a whole launch is split
     by process), summarized on its engine (a local process pool by default)."""
     if len(paths) == 1:
-        from ..profile import Profile
-
-        with Profile(paths[0]) as p:
-            return [summarize(p, rules, rank_of(paths[0], 0), attribution, with_hash)]
+        return [summarize_file(paths[0], rules, rank_of(paths[0], 0), attribution, with_hash)]
     from ..profile_set import ProfileSet
 
     return ProfileSet(paths).map(summarize_member, rules, attribution, with_hash)
@@ -157,8 +154,28 @@ def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process
 
 def summarize_member(member, rules: RuleSet, attribution: str, with_hash: bool) -> ProfileSummary:
     """`summarize` for one rank of a ProfileSet (module level: process pools pickle it)."""
-    with member.open() as p:
-        summary = summarize(p, rules, member.rank, attribution, with_hash)
-    if member.pid is not None:
-        summary.label += f" pid {member.pid}"
+    part = "" if member.pid is None else f"pid {member.pid}"
+    summary = summarize_file(member.path, rules, member.rank, attribution, with_hash, member.open, part)
+    if part:
+        summary.label += f" {part}"
+    return summary
+
+
+def summarize_file(path: str | Path, rules: RuleSet, rank: int, attribution: str, with_hash: bool,
+                   open_profile=None, part: str = "") -> ProfileSummary:
+    """`summarize` of the profile at `path` (or of one part of it: `open_profile` opens it, `part` names it), read
+    back from the cache folder when this file's present content was summarized before alike (diff/memo.py)."""
+    from .memo import summary_of
+
+    def compute() -> ProfileSummary:
+        from ..profile import Profile
+
+        with (open_profile() if open_profile else Profile(path)) as p:
+            return summarize(p, rules, rank, attribution, with_hash)
+
+    asked = f"auto up to {AUTO_MAX_KERNELS}" if attribution == "auto" else attribution
+    summary = summary_of(path, rules, asked, part, compute)
+    summary.path, summary.label, summary.rank = str(Path(path)), _label(Path(path)), rank
+    if with_hash and summary.file_hash is None:
+        summary.file_hash = file_hash(path)
     return summary

@@ -115,3 +115,32 @@ class ProfileSummary:
 
     def kernel_stats(self, name_kind: str) -> list[KernelStat]:
         return [k for k in self.kernels if k.name_kind == name_kind]
+
+    def to_json(self) -> dict:
+        """Plain JSON values (diff/memo.py keeps them in the cache folder)."""
+        return {"path": self.path, "label": self.label, "rank": self.rank, "file_hash": self.file_hash,
+                "meta": self.meta, "attribution": self.attribution,
+                "kernels": [[k.name_kind, k.name, k.category, _stat_json(k.stat)] for k in self.kernels],
+                "ranges": [[r.name, r.style, _stat_json(r.wall), _stat_json(r.kernel) if r.kernel else None]
+                           for r in self.ranges],
+                "range_kernels": [[r.range, r.kernel, r.kernel_ns, r.kernels] for r in self.range_kernels],
+                "short_names": self.short_names}
+
+    @staticmethod
+    def from_json(d: dict) -> ProfileSummary:
+        return ProfileSummary(
+            str(d["path"]), str(d["label"]), int(d["rank"]), d["file_hash"], dict(d["meta"]), d["attribution"],
+            [KernelStat(kind, name, category, _stat_of(stat)) for kind, name, category, stat in d["kernels"]],
+            [RangeStat(name, style, _stat_of(wall), _stat_of(kernel) if kernel else None)
+             for name, style, wall, kernel in d["ranges"]],
+            [RangeKernel(rng, kernel, int(ns), int(n)) for rng, kernel, ns, n in d["range_kernels"]],
+            {str(k): str(v) for k, v in d["short_names"].items()})
+
+
+def _stat_json(s: Stat) -> list:
+    return [s.instances, s.total_ns, s.avg_ns, s.med_ns, s.min_ns, s.max_ns, s.stddev_ns, s.dist.to_json()]
+
+
+def _stat_of(v: list) -> Stat:
+    *figures, dist = v
+    return Stat(*figures, Dist.from_json(dist))
