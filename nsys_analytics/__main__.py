@@ -1,5 +1,5 @@
 """`python -m nsys_analytics` = the `nsys-analytics` command."""
 
-from .cli.main import run
+from .cli.launch import run
 
 run()
