@@ -17,7 +17,7 @@ comes back through the pipe.
 
 The `nsys-analytics` executable forks this process at its very start when the command line is `runs add`
 (`fork_early`, from cli/launch.py): SQLAlchemy's import is then under way while the CLI itself is imported, about
-0.07 s sooner than from the command. The command's CatalogWriter takes that process over and sends it the catalog's
+0.06 s sooner than from the command. The command's CatalogWriter takes that process over and sends it the catalog's
 URL; where no writer does (a usage error), the process ends when it finds the pipe closed.
 """
 
@@ -173,13 +173,14 @@ def _serve(requests, answers) -> None:
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
-    gc.disable()  # a short life that allocates little but imports much: the collector costs a tenth of the imports
+    gc.disable()  # the collector would run through the imports' objects again and again: a tenth of their time
     catalog = add_run = failure = None
     try:
         from ..diff import report  # noqa: F401 - add_run's step_of: loaded before a run arrives
         from . import connect, data  # noqa: F401 - SQLAlchemy, imported while the parent starts
     except BaseException as e:  # noqa: BLE001 - reported on the first run sent
         failure = _failure(e)
+    gc.enable()
     try:
         db = pickle.load(requests)
     except EOFError:  # nobody took this process over
