@@ -92,6 +92,15 @@ def test_a_damaged_memo_is_computed_again_and_a_small_profile_or_no_cache_leaves
     assert len(computed) == 8 and not (cache_folder / "summaries").exists()
 
 
+def test_a_summary_over_the_size_bound_is_not_remembered(computed, cache_folder, monkeypatch):
+    from nsys_analytics.diff import memo
+
+    monkeypatch.setattr(memo, "MAX_BYTES", 10_000)  # gpt_forward's summary: about 40 KB
+    for _ in range(2):
+        data.summarize_file(FORWARD, load_rules(), 0, "none", with_hash=False)
+    assert len(computed) == 2 and _memos(cache_folder) == []
+
+
 def test_auto_attribution_is_remembered_with_its_threshold(computed, monkeypatch):
     rules = load_rules()
     full = data.summarize_file(FORWARD, rules, 0, "auto", with_hash=False)

@@ -10,7 +10,8 @@ change it when `diff.data.summarize` computes something else), the attribution a
 one process of a report split by process, that process. A summary is remembered only if the file did not change
 while it was read. Like the columnar cache, it is kept for profiles of at least NSYS_ANALYTICS_CACHE_MIN_SIZE
 (64 MiB; smaller ones are summarized in well under a second), goes with the profile's caches (`cache clear`), and
-`--no-cache` neither reads nor writes it. Nothing is written beside the file.
+`--no-cache` neither reads nor writes it. The folder holds at most KEEP summaries of at most MAX_BYTES each.
+Nothing is written beside the file.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 FORMAT = "summary-v1"
 FOLDER = FOLDERS[0]  # summaries/, cleared with the caches
-KEEP = 512  # summaries remembered (tens of KB each); the least recently written go first
+KEEP = 256  # summaries remembered (tens of KB each); the least recently written go first
+MAX_BYTES = 4 * 2**20  # a larger one (thousands of kernel names) is computed each time: the folder stays small
 
 
 def summary_of(path: str | Path, rules: RuleSet, attribution: str, part: str,
@@ -53,8 +55,9 @@ def summary_of(path: str | Path, rules: RuleSet, attribution: str, part: str,
     if known is not None:
         return known
     summary = compute()
-    if stat_key(Path(path)) == before:  # not changed while it was read
-        remember(memo, json.dumps(summary.to_json(), separators=(",", ":")), KEEP)
+    text = json.dumps(summary.to_json(), separators=(",", ":"))
+    if stat_key(Path(path)) == before and len(text) <= MAX_BYTES:  # not changed while it was read
+        remember(memo, text, KEEP)
     return summary
 
 
