@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from .folder import cache_dir, enabled
-from .memo import remember
+from .memo import recalled
 
 SALT = "sha256-v1"
 KEEP = 4096  # digests remembered; the least recently written go first (64 bytes each)
@@ -27,20 +27,15 @@ def sha256_of(path: str | Path) -> str:
     path = Path(path)
     if not enabled():
         return _hash(path)
-    from .identity import identity, stat_key
+    from .identity import identity
 
     memo = cache_dir() / "digests" / f"{identity(path, SALT)}.sha256"
-    try:
-        known = memo.read_text().strip()
-        if _HEX.fullmatch(known):
-            return known
-    except OSError:
-        pass
-    before = stat_key(path)
-    digest = _hash(path)
-    if stat_key(path) == before:  # not changed while it was read
-        remember(memo, digest + "\n", KEEP)
-    return digest
+    return recalled(path, memo, lambda: _hash(path), _digest_in, lambda digest: digest + "\n", KEEP)
+
+
+def _digest_in(text: str) -> str | None:
+    known = text.strip()
+    return known if _HEX.fullmatch(known) else None
 
 
 def _hash(path: Path) -> str:

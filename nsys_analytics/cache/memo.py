@@ -1,18 +1,43 @@
 """Small results remembered in the cache folder, one file each: written whole (a temporary file renamed into place),
 bounded in number. A folder that cannot be written is no error: the caller computes again next time.
 
-Those named after a profile (`<path prefix><key>`, identity.path_prefix) live in FOLDERS and go with that
-profile's caches (`nsys-analytics cache clear [PROFILE]`)."""
+`recalled` is the whole pattern: the result remembered for a file's present content, else computed and remembered
+if the file did not change while it was read. Results named after a profile (`<path prefix><key>`,
+identity.path_prefix) live in SUMMARIES and go with that profile's caches (`nsys-analytics cache clear [PROFILE]`)."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from .folder import cache_dir
 
-FOLDERS = ("summaries",)  # diff/memo.py
+SUMMARIES = "summaries"  # diff/memo.py
+T = TypeVar("T")
+
+
+def recalled(source: Path, memo: Path, compute: Callable[[], T], load: Callable[[str], T | None],
+             dump: Callable[[T], str | None], keep: int) -> T:
+    """What `memo` holds (`load` of its text; None: not believed), else `compute()`, written to `memo` as
+    `dump(result)` (None: not kept) when `source` did not change while it was computed."""
+    try:
+        known = load(memo.read_text())
+    except OSError:
+        known = None
+    if known is not None:
+        return known
+    from .identity import stat_key
+
+    before = stat_key(source)
+    result = compute()
+    if stat_key(source) == before:
+        text = dump(result)
+        if text is not None:
+            remember(memo, text, keep)
+    return result
 
 
 def remember(memo: Path, text: str, keep: int) -> None:
@@ -42,12 +67,11 @@ def _bound(folder: Path, suffix: str, keep: int) -> None:
 
 
 def forget(prefix: str = "") -> None:
-    """Remove what FOLDERS remember of the profiles whose names start with `prefix` (every one: "")."""
-    for name in FOLDERS:
-        try:
-            found = list((cache_dir() / name).iterdir())
-        except OSError:
-            continue
-        for path in found:
-            if path.name.startswith(prefix):
-                path.unlink(missing_ok=True)
+    """Remove what SUMMARIES remembers of the profiles whose names start with `prefix` (every one: "")."""
+    try:
+        found = list((cache_dir() / SUMMARIES).iterdir())
+    except OSError:
+        return
+    for path in found:
+        if path.name.startswith(prefix):
+            path.unlink(missing_ok=True)

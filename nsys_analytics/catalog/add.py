@@ -19,27 +19,25 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
         from ..profile import Profile
 
         with Profile(paths[0]) as p:
-            results = [summarize_one(p, rules, rank_of(paths[0], 0), attribution, diagnose)]
+            results = [summarize_with_findings(p, rules, rank_of(paths[0], 0), attribution)]
     else:
         from ..profile_set import ProfileSet
 
-        results = ProfileSet(paths).map(summarize_member, rules, attribution, diagnose)
-    summaries = [s for s, _ in results]
-    return summaries, ([f for _, f in results] if diagnose else None)
+        results = ProfileSet(paths).map(summarize_member, rules, attribution)
+    return [s for s, _ in results], [f for _, f in results]
 
 
-def summarize_member(member, rules: RuleSet, attribution: str, diagnose: bool):
+def summarize_member(member, rules: RuleSet, attribution: str):
     """One rank of a ProfileSet (module level: process pools pickle it)."""
     with member.open() as p:
-        summary, found = summarize_one(p, rules, member.rank, attribution, diagnose)
+        summary, found = summarize_with_findings(p, rules, member.rank, attribution)
     if member.pid is not None:
         summary.label += f" pid {member.pid}"
     return summary, found
 
 
-def summarize_one(profile, rules: RuleSet, rank: int, attribution: str, diagnose: bool):
-    summary = summarize(profile, rules, rank, attribution, with_hash=True)
-    return summary, (_findings(profile) if diagnose else None)
+def summarize_with_findings(profile, rules: RuleSet, rank: int, attribution: str):
+    return summarize(profile, rules, rank, attribution, with_hash=True), _findings(profile)
 
 
 def _findings(profile) -> list[dict]:

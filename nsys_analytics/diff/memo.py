@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..cache.folder import cache_dir, enabled, min_size
-from ..cache.memo import FOLDERS, remember
+from ..cache.memo import SUMMARIES, recalled
 from .summary import ProfileSummary
 
 if TYPE_CHECKING:
     from ..categories import RuleSet
 
 FORMAT = "summary-v1"
-FOLDER = FOLDERS[0]  # summaries/, cleared with the caches
 KEEP = 256  # summaries remembered (tens of KB each); the least recently written go first
 MAX_BYTES = 4 * 2**20  # a larger one (thousands of kernel names) is computed each time: the folder stays small
 
@@ -41,24 +40,17 @@ def summary_of(path: str | Path, rules: RuleSet, attribution: str, part: str,
     caller names them; it sets the path, label and rank it asks for: they are not part of the key)."""
     if not enabled():
         return compute()
-    from ..cache.identity import identity, path_prefix, stat_key
+    from ..cache.identity import identity, path_prefix
 
+    path = Path(path)
     try:
-        before = stat_key(Path(path))
-        if before[0] < min_size():
+        if path.stat().st_size < min_size():
             return compute()
         salt = f"{FORMAT}\0{attribution}\0{part}\0{_fingerprint(rules)}"
-        memo = cache_dir() / FOLDER / f"{path_prefix(Path(path))}{identity(Path(path), salt)}.json"
+        memo = cache_dir() / SUMMARIES / f"{path_prefix(path)}{identity(path, salt)}.json"
     except OSError:  # not a file (missing, a folder of Parquet files): compute() says what it is
         return compute()
-    known = _read(memo)
-    if known is not None:
-        return known
-    summary = compute()
-    text = json.dumps(summary.to_json(), separators=(",", ":"))
-    if stat_key(Path(path)) == before and len(text) <= MAX_BYTES:  # not changed while it was read
-        remember(memo, text, KEEP)
-    return summary
+    return recalled(path, memo, compute, _load, _dump, KEEP)
 
 
 def _fingerprint(rules: RuleSet) -> str:
@@ -66,9 +58,14 @@ def _fingerprint(rules: RuleSet) -> str:
     return hashlib.sha256(repr((rules.categories, rules.rules)).encode()).hexdigest()
 
 
-def _read(memo: Path) -> ProfileSummary | None:
-    """The remembered summary; None when there is none or it cannot be read whole (computed again then)."""
+def _load(text: str) -> ProfileSummary | None:
+    """The remembered summary; None when it cannot be read whole (computed again then)."""
     try:
-        return ProfileSummary.from_json(json.loads(memo.read_text()))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ProfileSummary.from_json(json.loads(text))
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _dump(summary: ProfileSummary) -> str | None:
+    text = json.dumps(summary.to_json(), separators=(",", ":"))
+    return text if len(text) <= MAX_BYTES else None
