@@ -15,7 +15,12 @@ from . import test_kernels_oracle as kernels_oracle
 from . import test_nvtx_oracle as nvtx_oracle
 from .conftest import PROFILES, RANK_RUNS, rank_files
 
-RANK_FILES = [f for run in RANK_RUNS for f in rank_files(run)]
+# The runs whose every file has its own `nsys stats` oracle (fixtures/oracle/STEM/); the stories runs (FSDP2/DDP
+# with a designed straggler) are checked against the recipes over their ranks instead (tests/test_ranks_ddp.py).
+STATS_RUNS = ["ddp_balanced", "ddp_straggler", "ddp_straggler_json", "ddp_whole", "ddp_whole_json"]
+STORY_RUNS = ["ddp4_backward", "ddp4_balanced", "ddp4_data", "fsdp2_backward", "fsdp2_balanced", "fsdp2_forward",
+              "fsdp4_backward", "fsdp4_balanced", "fsdp4_data"]
+RANK_FILES = [f for run in STATS_RUNS for f in rank_files(run)]
 IDS = [f.stem for f in RANK_FILES]
 
 
@@ -53,7 +58,9 @@ def test_rank_export_nvtx_matches_nsys(profile, report, command, key):
 # -- what the fixtures show ---------------------------------------------------------------------------
 
 def test_runs_and_files():
-    assert RANK_RUNS == ["ddp_balanced", "ddp_straggler", "ddp_straggler_json", "ddp_whole", "ddp_whole_json"]
+    assert RANK_RUNS == sorted(STATS_RUNS + STORY_RUNS)
+    for run in STORY_RUNS:
+        assert [file_rank(f) for f in rank_files(run)] == list(range(4 if "4_" in run else 2))
     for run in ("ddp_balanced", "ddp_straggler", "ddp_straggler_json"):
         assert [file_rank(f) for f in rank_files(run)] == [0, 1]
     assert [f.stem for f in rank_files("ddp_whole")] == ["ddp_whole"]
