@@ -63,15 +63,46 @@ def _nccl_kernels(path):
     return rows
 
 
+def session_offset(path, ref) -> int:
+    """By hand with sqlite3: what puts `path`'s timestamps on `ref`'s clock. Each nsys session stamps its events
+    from its own start, and each file records that start's wall-clock time."""
+    def utc(p):
+        con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+        try:
+            return con.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0]
+        finally:
+            con.close()
+    return utc(path) - utc(ref)
+
+
+@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced", "fsdp2_forward", "ddp4_data"])
+def test_a_collective_ends_together_on_every_rank_once_clocks_are_aligned(run):
+    """The k-th NCCL kernel of a name completes on all ranks together (the last rank's arrival releases them all):
+    with each file's session start applied, the ends agree within 0.1 ms, where the raw timestamps are off by the
+    sessions' start difference (0.7 ms to half a second on these runs)."""
+    files = rank_files(run)
+    ref = [(e, n) for _s, e, n in _nccl_kernels(files[0])]
+    for path in files[1:]:
+        off = session_offset(path, files[0])
+        mine = [(e, n) for _s, e, n in _nccl_kernels(path)]
+        pairs = [(a, b) for (a, na), (b, nb) in zip(ref, mine) if na == nb]
+        assert len(pairs) > 40
+        gaps = sorted(abs(a - (b + off)) for a, b in pairs)
+        assert gaps[len(gaps) // 2] < 100_000
+        assert sorted(abs(a - b) for a, b in pairs)[len(pairs) // 2] > 500_000  # raw: not one clock
+
+
 def test_waits_by_hand_on_the_fixture(straggler):
-    """Each AllReduce instance: the k-th kernel of a name on rank 0 against the k-th on rank 1; the one that
-    starts first waits (latest start - its start), at most its own duration."""
+    """Each AllReduce instance: the k-th kernel of a name on rank 0 against the k-th on rank 1, both on rank 0's
+    clock (session_offset); the one that starts first waits (latest start - its start), at most its own
+    duration."""
     _, report = straggler
     r0, r1 = (_nccl_kernels(p) for p in STRAGGLER)
+    off = {0: 0, 1: session_offset(STRAGGLER[1], STRAGGLER[0])}
     by_name = {}
     for rank, rows in ((0, r0), (1, r1)):
         for start, end, name in rows:
-            by_name.setdefault((rank, name), []).append((start, end))
+            by_name.setdefault((rank, name), []).append((start + off[rank], end + off[rank]))
     checked = 0
     coll = report.collectives.set_index(["rank", "name", "ordinal"])
     for (rank, name), kernels in by_name.items():
@@ -222,7 +253,11 @@ def test_nccl_overlap_equals_the_nccl_gpu_overlap_trace_recipe(run):
 
     from nsys_analytics.ranks.sets import nccl_frame
 
-    ours = nccl_frame(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
+    pset = ProfileSet([str(p) for p in rank_files(run)], engine=Sequential())
+    ours = nccl_frame(pset)
+    offset = {m.rank: m.clock_offset_ns for m in pset.members}  # the recipe shows each file's own clock
+    ours = ours.assign(start_ns=ours["start_ns"] - ours["rank"].map(offset),
+                       end_ns=ours["end_ns"] - ours["rank"].map(offset))
     recipe = pd.read_csv(_recipe_csv(run, "nccl_gpu_overlap_trace", "rank_trace"))
     recipe = recipe[recipe["Name"].str.startswith("nccl")]
     m = ours.merge(recipe, left_on=["rank", "start_ns", "end_ns"], right_on=["Rank", "Start", "End"])
@@ -272,7 +307,8 @@ def test_nccl_bytes_from_the_payloads_of_a_json_export():
     assert params * 4 == 268_615_680
     for rank, path in enumerate(files):
         mine = frame[frame["rank"] == rank]
-        expected = _nccl_call_sizes(path)
+        off = session_offset(path, files[0])
+        expected = [(s + off, e + off, call, size) for s, e, call, size in _nccl_call_sizes(path)]
         assert len(expected) == len(mine) == 63
         got = sorted(zip(mine["start_ns"], mine["end_ns"], mine["nvtx_range"], mine["bytes"]))
         assert got == sorted(expected)
@@ -282,7 +318,7 @@ def test_nccl_bytes_from_the_payloads_of_a_json_export():
             "SELECT max(end) FROM NVTX_EVENTS WHERE coalesce(text, (SELECT value FROM StringIds WHERE id = textId)) "
             "LIKE 'step_%'").fetchone()[0]
         tiny = mine[mine["bytes"] == 4]
-        assert len(tiny) == 1 and tiny["start_ns"].iloc[0] > last_step_end
+        assert len(tiny) == 1 and tiny["start_ns"].iloc[0] > last_step_end + off
         assert mine.loc[mine["op"] == "Broadcast", "bytes"].max() == params * 4
 
 
@@ -317,12 +353,14 @@ def test_step_detector_on_the_real_ddp_runs(run):
     from nsys_analytics.nvtx import steady
     from nsys_analytics.ranks import data
 
-    pset = ProfileSet([str(p) for p in rank_files(run)], engine=Sequential())
+    files = rank_files(run)
+    pset = ProfileSet([str(p) for p in files], engine=Sequential())
     for member in pset.members:
         steps, warmup, nccl = _steps_by_hand(member.path)
         assert len(steps) == 6 and warmup is not None
         t = data.step_timeline(member)["steps"]
-        assert list(zip(t["start_ns"], t["end_ns"], t["name"])) == steps
+        off = session_offset(member.path, files[0])  # step_timeline is on the set's clock (rank 0's)
+        assert list(zip(t["start_ns"] - off, t["end_ns"] - off, t["name"])) == steps
         assert list(t["warm"]) == [True] + [False] * 5
         with member.open() as p:
             rep = data.repetition_steps(data._nccl(p))

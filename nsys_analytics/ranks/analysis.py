@@ -2,10 +2,25 @@
 others, and which rank is the straggler and why. No I/O: per-rank frames (ranks/data.py) in, a `RanksReport` out.
 
 Waiting (docs/ranks.md): collective instances are matched across ranks by order — the k-th NCCL kernel of a given
-name on one rank is the k-th of that name on every other. A collective cannot finish on any rank before the last
-rank has arrived, so with s_r the start of rank r's kernel, d_r its duration and A = max_r s_r the latest arrival,
-rank r waits w_r = min(max(A - s_r, 0), d_r) of its kernel time for the others. The rank that arrived last
-(A = s_r) *causes* the waits of the others.
+name on one rank is the k-th of that name on every other. A rank arrives at a collective when its kernel starts on
+the GPU (the stream has reached it: the work it depends on is done). A collective cannot finish on any rank before
+the last rank has arrived, so with s_r the start of rank r's kernel, d_r its duration and A = max_r s_r the latest
+arrival, rank r's kernel waits w_r = min(max(A - s_r, 0), d_r) for the others (a collective's `wait_ns`). The rank that
+arrived last (A = s_r) *causes* it.
+
+What a rank loses per step (`wait_ns`) is the longest it is held at one collective of the step: how far it ran
+ahead of the slowest rank. Summing the holds would count one lag many times: the collectives after the first one
+that waits (FSDP's prefetched all-gathers and reduce-scatters, DDP's buckets queued on one stream) are held by the
+same lag while compute runs beside them. On the fixtures' runs with a designed straggler this equals the waiting
+ranks' lost step time measured by CUDA events within 3 % (docs/ranks.md); two separate lags in one step with the
+ranks back in step between them count as the larger one.
+
+Where the time goes is measured on the GPU: each kernel is placed in the NVTX range open at its launch
+(ranks/paths.py, ranges nested by time within the process, whatever the thread), and each range's compute time is
+the summed time of the compute kernels launched inside it, per steady step. The straggler's verdict names the
+innermost range that explains its excess: from the step down, the range whose compute time exceeds the other
+ranks' (median) the most, as long as it keeps most of its parent's excess. Where the GPU shows no such excess (a
+data-loader stall is CPU time), the CPU time of the step's phases decides.
 """
 
 from __future__ import annotations
@@ -15,16 +30,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import paths as paths_mod
+
 MS = 1e6
 MIN_STRAGGLER_NS = 1_000_000  # a straggler costs the others at least 1 ms per step ...
 MIN_STRAGGLER_SHARE = 0.10    # ... and at least 10 % of a step (below: an imbalance, reported as info)
+KEEP_SHARE = 0.7               # a child range explains its parent's excess when it holds at least 70 % of it
+GPU_SHARE = 0.25               # the GPU explains the straggler when its compute excess is 25 % of the wait it causes
 
 
 @dataclass
 class RanksReport:
     summary: pd.DataFrame      # per rank, means over the steady steps
     steps: pd.DataFrame        # per rank and step
-    phases: pd.DataFrame       # per rank and phase (NVTX range inside the step): mean per steady step
+    phases: pd.DataFrame       # per rank and range path inside the step: CPU (top level) and GPU time per steady step
     collectives: pd.DataFrame  # per matched collective instance and rank: start, duration, wait, last rank
     findings: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -40,10 +59,13 @@ class CollectiveMatcher:
     def __init__(self):
         self.names: dict[str, int] = {}  # kernel name -> code, over all ranks
         self.ops: dict[str, str] = {}     # kernel name -> op
+        self.paths: dict[str, int] = {}   # range path -> code
         self.parts: list[dict[str, np.ndarray]] = []
         self.ranks: set[int] = set()
 
     def add(self, rank: int, ops: pd.DataFrame | None) -> None:
+        """One rank's NCCL kernels: start_ns, end_ns, name, op, stream and, where known, the step and the range path
+        of their launch."""
         if ops is None or ops.empty:
             return
         self.ranks.add(rank)
@@ -54,10 +76,15 @@ class CollectiveMatcher:
         codes_of = np.array([self._code(str(c), op_of.get(str(c), "")) for c in names.cat.categories], dtype=np.int32)
         codes = codes_of[names.cat.codes.to_numpy()]
         ordinal = pd.Series(codes).groupby(codes).cumcount().to_numpy(dtype=np.int64)
+        path = o["path"].astype(str).to_numpy() if "path" in o else np.full(len(o), "", dtype=object)
         self.parts.append({"rank": np.full(len(codes), rank, dtype=np.int64), "code": codes, "ordinal": ordinal,
                            "start_ns": o["start_ns"].to_numpy(dtype=np.int64),
                            "end_ns": o["end_ns"].to_numpy(dtype=np.int64),
-                           "stream": o["stream"].to_numpy(dtype=np.int64)})
+                           "stream": o["stream"].to_numpy(dtype=np.int64),
+                           "step": (o["step"].to_numpy(dtype=np.int64) if "step" in o
+                                    else np.full(len(o), -1, dtype=np.int64)),
+                           "path": np.array([self.paths.setdefault(x, len(self.paths)) for x in path],
+                                            dtype=np.int32)})
 
     def _code(self, name: str, op: str) -> int:
         if name not in self.names:
@@ -103,15 +130,16 @@ class CollectiveMatcher:
         del order
         arrival = last_start[inverse]
         duration = a["end_ns"] - a["start_ns"]
+        early = np.minimum(np.maximum(arrival - a["start_ns"], 0), duration)  # before the last rank arrived
         names = list(self.names)
         op_codes = pd.Categorical([self.ops[n] for n in names])
         out = pd.DataFrame({
             "rank": a["rank"], "name": pd.Categorical.from_codes(a["code"], categories=names),
             "op": pd.Categorical.from_codes(op_codes.codes[a["code"]], categories=op_codes.categories),
             "ordinal": a["ordinal"], "start_ns": a["start_ns"], "end_ns": a["end_ns"], "stream": a["stream"],
-            "duration_ns": duration, "arrival_last_ns": arrival,
-            "wait_ns": np.minimum(np.maximum(arrival - a["start_ns"], 0), duration),
-            "last_rank": last_rank[inverse]}, copy=False)
+            "duration_ns": duration, "arrival_last_ns": arrival, "wait_ns": early,
+            "last_rank": last_rank[inverse], "step": a["step"],
+            "path": pd.Categorical.from_codes(a["path"], categories=list(self.paths) or [""])}, copy=False)
         return out, notes
 
 
@@ -137,7 +165,7 @@ def build(timelines) -> RanksReport:
     steady, steady_note = _steady_steps(steps)
     if steady_note:
         notes.append(steady_note)
-    phases = _phases_table(kept, steady)
+    phases = _phases_table(kept, coll, steady)
     summary = _summary(steps, steady)
     report = RanksReport(summary, steps, phases, coll, notes=notes, steady_steps=steady)
     _find_straggler(report, kept)
@@ -153,18 +181,21 @@ def _steps_table(timelines, coll: pd.DataFrame) -> pd.DataFrame:
         mine = coll[coll["rank"] == rank]
         idx = np.searchsorted(s["start_ns"].to_numpy(), mine["start_ns"].to_numpy(), side="right") - 1
         inside = (idx >= 0) & (mine["start_ns"].to_numpy() < s["gpu_end_ns"].to_numpy()[np.clip(idx, 0, None)])
-        waits = pd.Series(mine["wait_ns"].to_numpy()[inside]).groupby(idx[inside]).sum()
+        held = pd.DataFrame({"i": idx[inside], "held": mine["wait_ns"].to_numpy()[inside],
+                             "by": mine["last_rank"].to_numpy()[inside]})
+        longest = held.loc[held.groupby("i")["held"].idxmax()].set_index("i") if len(held) else held.set_index("i")
         s = s.assign(rank=rank, step_ns=s["end_ns"] - s["start_ns"],
-                     wait_ns=[int(waits.get(i, 0)) for i in range(len(s))])
+                     wait_ns=[int(longest["held"].get(i, 0)) for i in range(len(s))],
+                     held_by=[int(longest["by"].get(i, -1)) for i in range(len(s))])
         rows.append(s)
     if not rows:
         return pd.DataFrame(columns=["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
-                                     "overlap_ns", "wait_ns", "start_ns", "end_ns", "warm"])
+                                     "overlap_ns", "wait_ns", "held_by", "start_ns", "end_ns", "warm"])
     out = pd.concat(rows, ignore_index=True)
     for c in ("gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"):
         out[c] = out[c].fillna(0).astype("int64")
     return out[["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns", "wait_ns",
-                "start_ns", "end_ns", "warm"]]
+                "held_by", "start_ns", "end_ns", "warm"]]
 
 
 def _steady_steps(steps: pd.DataFrame) -> tuple[list[int], str | None]:
@@ -184,17 +215,45 @@ def _steady_steps(steps: pd.DataFrame) -> tuple[list[int], str | None]:
                   f"{', '.join(map(str, left))} left out as warm-up")
 
 
-def _phases_table(timelines, steady: list[int]) -> pd.DataFrame:
-    rows = []
+PHASE_COLUMNS = ["rank", "phase", "depth", "cpu_ns", "compute_ns", "comm_ns", "wait_ns"]
+
+
+def _phases_table(timelines, coll: pd.DataFrame, steady: list[int]) -> pd.DataFrame:
+    """Per rank and range path inside the step (every depth), means per steady step: the CPU time of the top-level
+    phases (step_phases.sql), the compute time of the kernels launched inside the range, and the NCCL kernels'
+    time, overlap with compute and waiting (module docstring)."""
+    if not steady:
+        return pd.DataFrame(columns=PHASE_COLUMNS)
+    n = len(steady)
+    rows: dict[tuple, dict[str, float]] = {}
+
+    def add(rank, path, column, value):
+        rows.setdefault((rank, path), {})[column] = rows.get((rank, path), {}).get(column, 0.0) + value / n
+
     for rank, t in timelines.items():
         ph = t["phases"]
-        if ph.empty or not steady:
-            continue
-        ph = ph[ph["step"].isin(steady)]
-        means = ph.groupby("name")["duration_ns"].sum() / len(steady)
-        for name, ns in means.items():
-            rows.append((rank, name, float(ns)))
-    return pd.DataFrame(rows, columns=["rank", "phase", "mean_ns"])
+        for name, ns in ph[ph["step"].isin(steady)].groupby("name")["duration_ns"].sum().items():
+            add(rank, str(name), "cpu_ns", float(ns))
+        rg = t.get("range_gpu")
+        if rg is not None and len(rg):
+            rg = rg[rg["step"].isin(steady) & (rg["path"] != "")]
+            for path, ns in rg.groupby("path")["compute_ns"].sum().items():
+                add(rank, str(path), "compute_ns", float(ns))
+    if len(coll):
+        c = coll[coll["step"].isin(steady) & (coll["path"].astype(str) != "")]
+        longest: dict[tuple, float] = {}  # (rank, step, range) -> the longest hold of its collectives
+        for rank, step, path, d, h in zip(c["rank"], c["step"], c["path"].astype(str), c["duration_ns"],
+                                          c["wait_ns"]):
+            for prefix in paths_mod.prefixes(path):
+                add(rank, prefix, "comm_ns", float(d))
+                key = (rank, step, prefix)
+                longest[key] = max(longest.get(key, 0.0), float(h))
+        for (rank, _step, prefix), h in longest.items():
+            add(rank, prefix, "wait_ns", h)
+    out = pd.DataFrame([(r, p, p.count(paths_mod.SEP) + 1, v.get("cpu_ns", np.nan), v.get("compute_ns", 0.0),
+                         v.get("comm_ns", 0.0), v.get("wait_ns", 0.0)) for (r, p), v in rows.items()],
+                       columns=PHASE_COLUMNS)
+    return out.sort_values(["depth", "phase", "rank"], ignore_index=True)
 
 
 def _summary(steps: pd.DataFrame, steady: list[int]) -> pd.DataFrame:
@@ -215,13 +274,9 @@ def _find_straggler(report: RanksReport, timelines) -> None:
                                                     "on every rank"))
         return
     steps = report.steps
-    in_steady = steps[steps["step"].isin(steady)]
-    lo, hi = in_steady["start_ns"].min(), in_steady["end_ns"].max()
-    start = coll["start_ns"].to_numpy()
-    inside = (start >= lo) & (start < hi + 10**12) if len(in_steady) else np.ones(len(coll), dtype=bool)
-    waited = inside & (coll["rank"].to_numpy() != coll["last_rank"].to_numpy())
-    caused = (pd.Series(coll["wait_ns"].to_numpy()[waited]).groupby(coll["last_rank"].to_numpy()[waited]).sum()
-              / max(len(steady), 1))
+    in_steady = steps[steps["step"].isin(steady) & (steps["held_by"] >= 0) & (steps["held_by"] != steps["rank"])]
+    # what each rank costs the others: the mean over the other ranks of their per-step wait that it caused
+    caused = (in_steady.groupby("held_by")["wait_ns"].sum() / max(len(steady), 1) / max(len(timelines) - 1, 1))
     step_ns = float(summary["step_ns"].median())
     if caused.empty:
         report.findings.append(_finding("info", "no straggler: no rank waits for another in collectives"))
@@ -239,33 +294,63 @@ def _find_straggler(report: RanksReport, timelines) -> None:
     report.straggler = rank
     others = [r for r in summary["rank"] if r != rank]
     waits = {r: float(summary.loc[summary["rank"] == r, "wait_ns"].iloc[0]) for r in others}
-    phase, excess, mine, theirs = _lost_phase(report.phases, rank, others)
-    where = (f"in `{phase}`: {mine / MS:.1f} ms per step on rank {rank} vs {theirs / MS:.1f} ms on the others "
-             f"(+{excess / MS:.1f} ms per step)") if phase else "outside any NVTX range of the step"
-    wait_text = ", ".join(f"rank {r} waits {w / MS:.1f} ms per step" for r, w in waits.items())
-    last_share = float((coll["last_rank"].to_numpy()[inside & (coll["rank"].to_numpy() == rank)] == rank).mean())
+    path, mine, theirs = _explaining_range(report.phases, rank, others, "compute_ns")
+    source = "GPU"
+    if path is None or mine - theirs < GPU_SHARE * per_step:
+        path, mine, theirs = _explaining_range(report.phases, rank, others, "cpu_ns")
+        source = "CPU"
+    excess = mine - theirs
+    where = (f"in `{path}`: {mine / MS:.1f} ms of {source} time per step on rank {rank} vs {theirs / MS:.1f} ms on "
+             f"the others (+{excess / MS:.1f} ms per step{'; its GPU idles meanwhile' if source == 'CPU' else ''})"
+             if path else "outside any NVTX range of the step")
+    wait_text = ", ".join(f"rank {r} waits {w / MS:.1f} ms per step{_where_waits(report.phases, r)}"
+                          for r, w in waits.items())
     report.findings.append(_finding(
         "warning" if share < 0.2 else "error",
-        f"rank {rank} is the straggler: it loses the time {where}; the others wait for it in NCCL collectives "
-        f"({wait_text}; {share:.0%} of a {step_ns / MS:.1f} ms step); it arrives last at {last_share:.0%} of the "
-        f"collectives", rank=rank, phase=phase, excess_ns_per_step=excess, caused_wait_ns_per_step=per_step,
-        fix=f"balance rank {rank}'s `{phase}` (e.g. more data-loader workers, pinned memory, prefetch)"
-        if phase else f"look at rank {rank}'s CPU timeline between its collectives"))
+        f"rank {rank} is the straggler: it loses the time {where}; the other ranks wait for it in NCCL collectives "
+        f"({wait_text}; {share:.0%} of a {step_ns / MS:.1f} ms step)", rank=rank, phase=path, source=source,
+        excess_ns_per_step=excess, caused_wait_ns_per_step=per_step, waits_ns_per_step=waits,
+        fix=(f"balance rank {rank}'s `{path}` (e.g. more data-loader workers, pinned memory, prefetch)"
+             if source == "CPU" else f"give rank {rank}'s `{path}` the same work as the other ranks' (data, "
+                                     f"shapes, extra computation on that rank)")
+        if path else f"look at rank {rank}'s CPU timeline between its collectives"))
 
 
-def _lost_phase(phases: pd.DataFrame, rank: int, others: list[int]):
-    """The phase whose mean time per step exceeds the other ranks' (median) the most on `rank`."""
+def _explaining_range(phases: pd.DataFrame, rank: int, others: list[int], column: str):
+    """(path, rank's time, others' median time) of the innermost range that explains `rank`'s excess in `column`:
+    from the top level down, the range with the largest excess over the other ranks' median, descending into a child
+    while it keeps KEEP_SHARE of its parent's excess. (None, 0, 0) when no range exceeds the others'."""
+    if phases.empty or column not in phases:
+        return None, 0.0, 0.0
+    p = phases.pivot_table(index="phase", columns="rank", values=column, aggfunc="sum").fillna(0.0)
+    theirs_cols = [r for r in others if r in p.columns]
+    if rank not in p.columns or not theirs_cols:
+        return None, 0.0, 0.0
+    theirs = p[theirs_cols].median(axis=1)
+    excess = p[rank] - theirs
+    depth = pd.Series([str(i).count(paths_mod.SEP) for i in p.index], index=p.index)
+    top = excess[depth == 0]
+    if top.empty or top.max() <= 0:
+        return None, 0.0, 0.0
+    best = top.idxmax()
+    while True:
+        kids = excess[[str(i).startswith(f"{best}{paths_mod.SEP}") and i.count(paths_mod.SEP) == best.count(
+            paths_mod.SEP) + 1 for i in p.index]]
+        if kids.empty or kids.max() < KEEP_SHARE * excess[best]:
+            break
+        best = kids.idxmax()
+    return best, float(p.loc[best, rank]), float(theirs[best])
+
+
+def _where_waits(phases: pd.DataFrame, rank: int) -> str:
+    """' in `backward`': the top-level range where `rank` is held longest."""
     if phases.empty:
-        return None, 0.0, 0.0, 0.0
-    p = phases.pivot_table(index="phase", columns="rank", values="mean_ns", aggfunc="sum").fillna(0.0)
-    if rank not in p.columns or not [r for r in others if r in p.columns]:
-        return None, 0.0, 0.0, 0.0
-    theirs = p[[r for r in others if r in p.columns]].median(axis=1)
-    excess = (p[rank] - theirs).sort_values(ascending=False)
-    if excess.empty or excess.iloc[0] <= 0:
-        return None, 0.0, 0.0, 0.0
-    name = excess.index[0]
-    return name, float(excess.iloc[0]), float(p.loc[name, rank]), float(theirs[name])
+        return ""
+    mine = phases[(phases["rank"] == rank) & (phases["depth"] == 1)]
+    if mine.empty or mine["wait_ns"].sum() <= 0:
+        return ""
+    top = mine.loc[mine["wait_ns"].idxmax()]
+    return f" in `{top['phase']}`"
 
 
 def _finding(severity: str, message: str, **figures) -> dict:
@@ -274,4 +359,4 @@ def _finding(severity: str, message: str, **figures) -> dict:
 
 def _empty_collectives() -> pd.DataFrame:
     return pd.DataFrame(columns=["rank", "name", "op", "ordinal", "start_ns", "end_ns", "stream", "duration_ns",
-                                 "arrival_last_ns", "wait_ns", "last_rank"])
+                                 "arrival_last_ns", "wait_ns", "last_rank", "step", "path"])

@@ -10,7 +10,7 @@ import pandas as pd
 from .. import sql_files
 from ..nvtx import steady
 from ..filters import KernelFilter
-from . import intervals
+from . import intervals, paths
 
 STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns", "warm"]
 # Warm-up of a distributed job (allocator, autotuning, NCCL's set-up): the first step, when there are three or more,
@@ -86,16 +86,63 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])
         gpu = _step_gpu_time(p, steps)
+        range_gpu, ops = _placement(p, steps, has_nvtx, ops)
     steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
-    return {"steps": steps, "phases": phases, "gpu": gpu, "nccl": _slim(_on_common_clock(ops, member, ("start_ns",
-                                                                                               "end_ns")))}
+    return {"steps": steps, "phases": phases, "gpu": gpu, "range_gpu": range_gpu,
+            "nccl": _slim(_on_common_clock(ops, member, ("start_ns", "end_ns")))}
+
+
+def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame):
+    """Where each kernel was launched (ranks/paths.py): the compute time per step and range path, rolled up to every
+    enclosing range ('' = the whole step), and the NCCL operations with the step and path of their launch."""
+    range_cols = ["step", "path", "compute_ns", "kernels"]
+    ops = ops.reset_index(drop=True).assign(step=-1, path="")
+    if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+        return pd.DataFrame(columns=range_cols), ops
+    k = _run(p, "kernel_launches", {})
+    k["step"], k["path"] = -1, ""
+    ranges = _run(p, "range_spans", {}) if has_nvtx else pd.DataFrame(columns=["start_ns", "end_ns", "name", "pid"])
+    for pid, st in steps.groupby("pid"):
+        st = st.sort_values("start_ns").reset_index(drop=True)
+        mine = (k["pid"] == pid).to_numpy() & k["launch_ns"].notna().to_numpy()
+        launch = k.loc[mine, "launch_ns"].to_numpy(dtype=np.int64)
+        lo, hi = st["start_ns"].to_numpy(dtype=np.int64), st["end_ns"].to_numpy(dtype=np.int64)
+        at = np.searchsorted(lo, launch, side="right") - 1
+        in_step = (at >= 0) & (launch <= hi[np.clip(at, 0, None)])
+        r = ranges[ranges["pid"] == pid]
+        s, e = r["start_ns"].to_numpy(dtype=np.int64), r["end_ns"].to_numpy(dtype=np.int64)
+        parent = paths.parents(s, e)
+        range_step, range_path = paths.step_paths(s, e, r["name"].to_numpy(), parent, st)
+        inner = paths.innermost(s, e, parent, launch)
+        path = np.array([range_path[i] if i >= 0 and range_step[i] == a else ""
+                         for i, a in zip(inner, at)], dtype=object) if len(launch) else np.array([], dtype=object)
+        k.loc[mine, "step"] = np.where(in_step, st["step"].to_numpy()[np.clip(at, 0, None)], -1)
+        k.loc[mine, "path"] = np.where(in_step, path, "")
+    compute = k[~k["is_comm"].astype(bool)]
+    placed = compute[compute["step"] >= 0]
+    rows: dict[tuple, list[int]] = {}
+    for (step, path), g in placed.assign(d=placed["end_ns"] - placed["start_ns"]).groupby(["step", "path"])["d"]:
+        for key in ("", *paths.prefixes(path)):
+            acc = rows.setdefault((int(step), key), [0, 0])
+            acc[0] += int(g.sum())
+            acc[1] += len(g)
+    range_gpu = pd.DataFrame([(s_, p_, ns, n) for (s_, p_), (ns, n) in rows.items()], columns=range_cols)
+    comm = k[k["is_comm"].astype(bool)].drop_duplicates(["start_ns", "end_ns", "stream", "device"])
+    if len(ops):
+        where = ops[["start_ns", "end_ns", "stream", "device"]].merge(
+            comm[["start_ns", "end_ns", "stream", "device", "step", "path"]], how="left")
+        ops["step"] = where["step"].fillna(-1).astype("int64").to_numpy()
+        ops["path"] = where["path"].fillna("").to_numpy()
+    return range_gpu, ops
 
 
 def _slim(ops: pd.DataFrame) -> pd.DataFrame:
     """What the cross-rank matching needs of the NCCL kernels, names as categories: a rank may have tens of
     thousands, and the parent holds every rank's."""
     out = ops[["start_ns", "end_ns", "name", "op", "stream"]].copy()
-    for c in ("name", "op"):
+    out["step"] = ops["step"].to_numpy() if "step" in ops else -1
+    out["path"] = ops["path"].to_numpy() if "path" in ops else ""
+    for c in ("name", "op", "path"):
         out[c] = out[c].astype("category")
     return out
 

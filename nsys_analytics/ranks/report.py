@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ..result import Result
 
 MS = 1e6
@@ -35,15 +37,34 @@ def _ms_table(df, columns, keep_ns=()) -> Result:
     return Result(out_cols, rows)
 
 
+PHASE_DEPTH = 2  # ranges shown below the step: the phases and their children, plus the straggler's range
+
+
 def _phase_table(report) -> Result:
+    """Per range path and rank (mean per steady step): CPU time of the top-level phases, GPU compute time of the
+    kernels launched inside, NCCL time and waiting. Ranges down to PHASE_DEPTH, and the path the verdict names with
+    its ancestors; the order: each phase followed by its children, by the largest compute time."""
     p = report.phases
+    columns = ["phase", "rank", "cpu_ms", "gpu_compute_ms", "nccl_ms", "wait_ms"]
     if p.empty:
-        return Result(["phase"], [])
-    wide = p.pivot_table(index="phase", columns="rank", values="mean_ns", aggfunc="sum").fillna(0.0)
-    ranks = list(wide.columns)
-    columns = ["phase", *[f"rank_{r}_ms" for r in ranks]]
-    rows = [(name, *(round(float(wide.loc[name, r]) / MS, 3) for r in ranks)) for name in wide.index]
-    return Result(columns, sorted(rows, key=lambda r: -max(r[1:])))
+        return Result(columns, [])
+    named = {f.get("phase") for f in report.findings if f.get("phase")}
+    keep = {x for path in named for x in _ancestors(path)}
+    shown = p[(p["depth"] <= PHASE_DEPTH) | p["phase"].isin(keep)]
+    weight = shown.groupby("phase")["compute_ns"].max() + shown.groupby("phase")["cpu_ns"].max().fillna(0.0)
+    order = sorted(weight.index, key=lambda ph: [(-weight.get(a, 0.0), a) for a in _ancestors(ph)])
+    rank_of = {ph: i for i, ph in enumerate(order)}
+    rows = []
+    for r in shown.sort_values(["phase", "rank"]).itertuples(index=False):
+        rows.append((r.phase, _plain(r.rank), None if pd.isna(r.cpu_ns) else round(float(r.cpu_ns) / MS, 3),
+                     round(float(r.compute_ns) / MS, 3), round(float(r.comm_ns) / MS, 3),
+                     round(float(r.wait_ns) / MS, 3)))
+    return Result(columns, sorted(rows, key=lambda row: (rank_of[row[0]], row[1])))
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = str(path).split(" > ")
+    return [" > ".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _plain(v):
