@@ -39,6 +39,8 @@ LIBRARY_NAMES = [
     ("triton_per_fused_bmm_sum_1", "reduction", "reduction"),
     ("triton_poi_fused_mm_2", "elementwise", "triton-pointwise"),
     ("triton_tem_fused_addmm_0", "matmul", "triton-mm"),
+    ("triton_tem_3", "matmul", "triton-template"),  # config.triton.descriptive_names = False
+    ("triton_tem_fused_flex_attention_0", "attention", "attention"),
     # kernels that say they multiply matrices
     ("matmul_kernel", "matmul", "matmul-word"),  # Triton's matmul tutorial
     ("MatMulKernel(Matrix, Matrix, Matrix)", "matmul", "matmul-word"),  # the CUDA C programming guide
