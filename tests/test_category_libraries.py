@@ -80,6 +80,33 @@ LIBRARY_NAMES = [
      "T1 *)", "sort and search", "sort"),  # top-k selects the k largest: not a gather of rows (embedding)
     ("void at::native::<unnamed>::searchsorted_cuda_kernel<float, long>(long *, const float *, const float *, long, "
      "long, long, long, long, long, bool, bool, const long *)", "sort and search", "sort"),
+    # cub stream compaction: unique / select-if / partition / run-length encoding; nonzero's stays with nonzero
+    ("void cub::CUB_200200_800_900_NS::DeviceSelectSweepKernel<cub::CUB_200200_800_900_NS::DeviceSelectPolicy<float, "
+     "cub::CUB_200200_800_900_NS::NullType, int, (bool)0, (bool)0>::Policy350, const float *, "
+     "cub::CUB_200200_800_900_NS::NullType *, float *, int *, cub::CUB_200200_800_900_NS::ScanTileState<int, (bool)1>, "
+     "cub::CUB_200200_800_900_NS::NullType, cub::CUB_200200_800_900_NS::Equality, int, (bool)1>(T2, T3, T4, T5, T6, "
+     "int, T7, T8, T9, int)", "sort and search", "cub-select"),
+    ("void cub::CUB_200200_800_900_NS::DeviceSelectSweepKernel<cub::CUB_200200_800_900_NS::DeviceSelectPolicy<bool, "
+     "cub::CUB_200200_800_900_NS::NullType, long, (bool)0, (bool)0>::Policy350, "
+     "cub::CUB_200200_800_900_NS::TransformInputIterator<bool, at::native::<unnamed>::NonZeroOp<float>, const float *, "
+     "long>, long *>(T2, T3, T4)", "embedding", "embedding"),
+    ("void cub::DeviceRleSweepKernel<cub::DeviceRlePolicy<long *, long *, long *, int *, long>::Policy350, long *, "
+     "long *, long *, int *, cub::ScanTileState<long, true>, cub::Equality, long>(long *, long *, long *, int *, "
+     "cub::ScanTileState<long, true>, int, cub::Equality, long)", "sort and search", "cub-select"),
+    # histograms count into bins: a reduction
+    ("void cub::DeviceHistogramSweepKernel<cub::DispatchHistogram<(int)1, (int)1, const float *, int, float, "
+     "int>::PtxHistogramSweepPolicy, (int)0, (int)1, (int)1, const float *, int, float, int>(T5)", "reduction",
+     "reduction"),
+    ("void at::cuda::detail::kernelHistogram1D<float, float, long, (int)1, (int)2, (int)-1, "
+     "(at::cuda::detail::CUDAHistogramMemoryType)1>(at::cuda::detail::TensorInfo<T1, T3>, T3, T3, T2, T2)",
+     "reduction", "reduction"),
+    # CCCL's transform (thrust::transform since CCCL 2.8) is elementwise, as thrust's __transform was
+    ("void cub::CUB_300000_SM_900_NS::detail::transform::transform_kernel<cub::CUB_300000_SM_900_NS::detail::"
+     "transform::policy_hub<(bool)1, cuda::std::tuple<const float *>>::policy900, int, thrust::negate<float>, float *, "
+     "const float *>(int, int, T3, T4, T5)", "elementwise", "elementwise"),
+    ("void cub::DeviceAdjacentDifferenceDifferenceKernel<cub::DeviceAdjacentDifferencePolicy<int>::Policy350, "
+     "const int *, int *, long, thrust::minus<int>, (bool)0, (bool)1>(const int *, int *, long, thrust::minus<int>)",
+     "elementwise", "adjacent-difference"),
     # hash joins: build a table from one side, probe it with the other
     ("void build_GPU2<128, 4>(int*, int*, int*, int, int, int, int*, int*, int, int*, int, int, int, short*)",
      "sort and search", "hash-join"),  # real: bwyogatama/Mordred
@@ -118,8 +145,8 @@ LIBRARY_NAMES = [
     ("void axpy_kernel_val<float, float>(cublasAxpyParamsVal<float, float, float>)", "elementwise",
      "vector-arithmetic"),
     # not vector arithmetic: PyTorch's vectorized kernels keep their own rules
-    ("void at::native::vectorized_gather_kernel<(int)16, long>(char *, char *, T2 *, int, long, long, long, long, bool)",
-     "embedding", "embedding"),
+    ("void at::native::vectorized_gather_kernel<(int)16, long>(char *, char *, T2 *, int, long, long, long, long, "
+     "bool)", "embedding", "embedding"),
 ]
 
 
