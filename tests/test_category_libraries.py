@@ -44,6 +44,7 @@ LIBRARY_NAMES = [
     # kernels that say they multiply matrices
     ("matmul_kernel", "matmul", "matmul-word"),  # Triton's matmul tutorial
     ("MatMulKernel(Matrix, Matrix, Matrix)", "matmul", "matmul-word"),  # the CUDA C programming guide
+    ("triton_poi_fused_add_matmul_0", "elementwise", "triton-pointwise"),  # descriptive_names="torch"
     # CuPy: reductions, copies, ufuncs
     ("cupy_sum", "reduction", "cupy-reduction"),
     ("cupy_sum_with_dtype", "reduction", "cupy-reduction"),
