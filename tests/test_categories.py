@@ -15,11 +15,12 @@ from nsys_analytics.cli.main import cli
 from nsys_analytics.errors import UsageError
 
 from .conftest import PROFILES
+from .test_category_libraries import LIBRARY_NAMES
 
 REAL_NAMES = [
-    ('<unnamed>::nvfuser_none_f0_c0_r0_g0(<unnamed>::Tensor<<unnamed>::__half, (int)3, (int)3>, <unnamed>::Tensor<<unnamed>::__half, (int)3, (int)3>, <unnamed>::TensorMap, <unnamed>::TensorMap, <unnamed>::TensorMap, <unnamed>::Tensor<<unnamed>::__half, (int)2, (int)2>)', 'other'),
-    ('void probe_GPU2<128, 4>(int*, int*, int*, int*, int*, int*, int*, int*, int, int, int, int, int*, int*, int*, int*, int, int*, int, int*, int, int*, int, int*, int, int, int, int, int, int*, int*, int*, int*, int*, int*, int, short*)', 'other'),
-    ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__unique::UniqueAgent<thrust::counting_iterator<int, thrust::use_default, thrust::use_default, thrust::use_default>, thrust::detail::normal_iterator<thrust::device_ptr<int> >, (anonymous namespace)::permuted_row_equality_comparator<false>, int, int*>, thrust::counting_iterator<int, thrust::use_default, thrust::use_default, thrust::use_default>, thrust::detail::normal_iterator<thrust::device_ptr<int> >, (anonymous namespace)::permuted_row_equality_comparator<false>, int*, int, cub::ScanTileState<int, true>, unsigned long>(thrust::counting_iterator<int, thrust::use_default, thrust::use_default, thrust::use_default>, thrust::detail::normal_iterator<thrust::device_ptr<int> >, (anonymous namespace)::permuted_row_equality_comparator<false>, int*, int, cub::ScanTileState<int, true>, unsigned long)', 'other'),
+    ('<unnamed>::nvfuser_none_f0_c0_r0_g0(<unnamed>::Tensor<<unnamed>::__half, (int)3, (int)3>, <unnamed>::Tensor<<unnamed>::__half, (int)3, (int)3>, <unnamed>::TensorMap, <unnamed>::TensorMap, <unnamed>::TensorMap, <unnamed>::Tensor<<unnamed>::__half, (int)2, (int)2>)', 'matmul'),
+    ('void probe_GPU2<128, 4>(int*, int*, int*, int*, int*, int*, int*, int*, int, int, int, int, int*, int*, int*, int*, int, int*, int, int*, int, int*, int, int*, int, int, int, int, int, int*, int*, int*, int*, int*, int*, int, short*)', 'sort and search'),
+    ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__unique::UniqueAgent<thrust::counting_iterator<int, thrust::use_default, thrust::use_default, thrust::use_default>, thrust::detail::normal_iterator<thrust::device_ptr<int> >, (anonymous namespace)::permuted_row_equality_comparator<false>, int, int*>, thrust::counting_iterator<int, thrust::use_default, thrust::use_default, thrust::use_default>, thrust::detail::normal_iterator<thrust::device_ptr<int> >, (anonymous namespace)::permuted_row_equality_comparator<false>, int*, int, cub::ScanTileState<int, true>, unsigned long>(thrust::counting_iterator<int, thrust::use_default, thrust::use_default, thrust::use_default>, thrust::detail::normal_iterator<thrust::device_ptr<int> >, (anonymous namespace)::permuted_row_equality_comparator<false>, int*, int, cub::ScanTileState<int, true>, unsigned long)', 'sort and search'),
     ('compute_gemm_pointers(float2 **, const float2 *, int, const float2 *, int, const float2 *, int, int)', 'matmul'),
     ('void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(T1::Params)', 'matmul'),
     ('void gemmSN_NN_kernel<float, (int)128, (int)2, (int)4, (int)8, (int)4, (int)4, cublasGemvTensorStridedBatched<const float>, cublasGemvTensorStridedBatched<float>>(cublasGemmSmallNParams<T8, T9, T1>)', 'matmul'),
@@ -78,7 +79,7 @@ REAL_NAMES = [
     ('void cub::DeviceReduceSingleTileKernel<cub::DeviceReducePolicy<long, long, int, thrust::plus<long> >::Policy600, thrust::cuda_cub::transform_input_iterator_t<long, int const*, cudf::detail::bounds_checker<int> >, long*, int, thrust::plus<long>, long>(thrust::cuda_cub::transform_input_iterator_t<long, int const*, cudf::detail::bounds_checker<int> >, long*, int, thrust::plus<long>, long)', 'reduction'),
     ('void at::native::vectorized_elementwise_kernel<(int)8, at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>>(int, T2, T3)', 'memory'),
     ('void at::native::vectorized_elementwise_kernel<(int)4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase &, at::native::GeluType)::[lambda() (instance 2)]::operator ()() const::[lambda() (instance 2)]::operator ()() const::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>>(int, T2, T3)', 'elementwise'),
-    ('kernVectorAdd(const float *, const float *, float *, int)', 'other'),
+    ('kernVectorAdd(const float *, const float *, float *, int)', 'elementwise'),
     ('void kernel_v_v<double, double, int, Div>(int, double*, double*, int*)', 'other'),
     ('cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0', 'attention'),
     ('nvjet_sm90_tst_128x64_64x8_1x2_h_bz_splitK_NNT', 'matmul'),
@@ -128,7 +129,7 @@ WELL_KNOWN = [
      "c10::BFloat16>>(T1, T2, T3...)"), "memory"),
 ]
 
-ALL_NAMES = REAL_NAMES + WELL_KNOWN
+ALL_NAMES = REAL_NAMES + WELL_KNOWN + [(name, category) for name, category, _ in LIBRARY_NAMES]
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +153,7 @@ def test_conv_tag(rules):
 
 
 def test_no_rule_means_other(rules):
-    match = rules.classify("kernVectorAdd(const float *, const float *, float *, int)")
+    match = rules.classify("void kernel_v_v<double, double, int, Div>(int, double*, double*, int*)")
     assert (match.category, match.rule) == (OTHER, None)
     assert rules.classify(None).category == OTHER
 
