@@ -26,8 +26,8 @@ def command(profile, query, query_file, params, attachments, fmt, output):
     """Run SQL over the normalized views (see `nsys-analytics schema`).
 
     The raw nsys tables stay reachable as raw.<TABLE> (e.g. raw.CUPTI_ACTIVITY_KIND_KERNEL). Statements are
-    read-only: SELECT (WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN) over the profiles and files you name (read_csv,
-    read_parquet); nothing that writes, attaches, installs, loads or changes a setting.
+    read-only: SELECT (WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN) over the profiles and the files you name as text
+    (read_csv, read_parquet); nothing that writes, attaches, installs, loads or changes a setting.
 
     \b
     Examples:
