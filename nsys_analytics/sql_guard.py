@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import QueryError
+from .schema_objects import TABLE_MACROS
 
 WHAT = "`sql` runs read-only statements (SELECT, WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN)"
 # Table functions that read the files the query names (their first argument: a path, a glob or a list of them).
@@ -29,7 +30,8 @@ FILE_READERS = frozenset({
     "parquet_file_metadata", "parquet_kv_metadata", "parquet_full_metadata", "parquet_bloom_probe", "read_json",
     "read_json_auto", "read_ndjson", "read_ndjson_auto", "read_json_objects", "read_json_objects_auto",
     "read_ndjson_objects", "read_text", "read_blob", "glob"})
-# Table functions that only return rows: series, unnesting, the catalog and settings, pragmas turned into SELECTs.
+# Table functions that only return rows: series, unnesting, the catalog and settings, pragmas turned into SELECTs,
+# and the project's own table macros (kernels_in, ...).
 # A name not here (query, checkpoint, enable_profiling, enable_logging, sqlite_attach, sqlite_query, read_duckdb,
 # arrow_scan, ...) is refused, and so is every function a later DuckDB adds until it is listed.
 ROW_FUNCTIONS = frozenset({
@@ -41,7 +43,7 @@ ROW_FUNCTIONS = frozenset({
     "duckdb_functions", "duckdb_indexes", "duckdb_keywords", "duckdb_memory", "duckdb_optimizers", "duckdb_schemas",
     "duckdb_sequences", "duckdb_settings", "duckdb_tables", "duckdb_types", "duckdb_views", "duckdb_variables",
     "duckdb_temporary_files", "duckdb_approx_database_count", "duckdb_connection_count", "duckdb_log_contexts",
-    "duckdb_logs", "duckdb_logs_parsed", "duckdb_profiling_settings"})
+    "duckdb_logs", "duckdb_logs_parsed", "duckdb_profiling_settings", *TABLE_MACROS})
 # Reader options that store rejected lines as tables.
 _WRITING_OPTIONS = frozenset({"store_rejects", "rejects_table", "rejects_scan"})
 _WRITING_SCALARS = frozenset({"write_log"})  # appends to DuckDB's log

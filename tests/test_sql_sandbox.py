@@ -281,3 +281,13 @@ def test_the_files_a_query_names_are_read_and_no_others(root):
     assert result.output == "s\n10\n"  # (1 + 3) + 3 + 3: data.csv's short line is skipped
     computed = one_line_error(run_sql(root, "SELECT * FROM read_csv('more' || '.csv')"))
     assert "Permission Error" in computed and "names as text" in computed
+
+
+def test_the_projects_own_table_macros_can_be_called():
+    train = PROFILES / "gpt_train.sqlite"
+    result = CliRunner().invoke(cli, ["sql", str(train), "SELECT count(*) AS n FROM kernels_in_range('step_0', 'thread')",
+                                      "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(train) as con:
+        (kernels,) = con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
+    assert 0 < int(result.output.splitlines()[1]) < kernels
