@@ -20,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 
+from .database import _quote
 from .errors import QueryError
 from .schema_objects import TABLE_MACROS
 
@@ -67,6 +68,10 @@ class Reads:
 
 def check_read_only(query: str) -> Reads:
     """QueryError unless every statement of `query` only reads; what it reads otherwise."""
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as e:  # bytes that are not UTF-8, from the command line or a file
+        raise QueryError(f"the query is not UTF-8 text (at character {e.start}); save it as UTF-8") from None
     statements = _statements(query)
     if not statements:
         raise QueryError("the query has no statement (only ';' or comments)")
@@ -107,7 +112,8 @@ def _statements(query: str) -> list:
 
 
 def _tree(parser, text: str) -> dict:
-    tree = json.loads(parser.execute("SELECT json_serialize_sql($q)", {"q": text}).fetchone()[0])
+    # A literal, not a $parameter: DuckDB binds parameters through pandas, whose import costs half a second.
+    tree = json.loads(parser.execute(f"SELECT json_serialize_sql({_quote(text)})").fetchone()[0])
     if tree.get("error"):
         raise _refused(_first_word(text), f"DuckDB does not give its tree ({tree.get('error_message', '?')})")
     return tree
@@ -216,8 +222,8 @@ def lock(con: duckdb.DuckDBPyConnection, paths=(), folders=()) -> None:
             allowed_paths |= _spellings(path)
     for folder in map(str, folders):
         allowed_folders |= _spellings(folder)
-    con.execute("SET allowed_paths = $p", {"p": sorted(allowed_paths)})
-    con.execute("SET allowed_directories = $d", {"d": sorted(f.rstrip("/") + "/" for f in allowed_folders)})
+    con.execute(f"SET allowed_paths = {_list(sorted(allowed_paths))}")  # literals, as in _tree
+    con.execute(f"SET allowed_directories = {_list(sorted(f.rstrip('/') + '/' for f in allowed_folders))}")
     con.execute("SET python_enable_replacements = false")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
@@ -227,3 +233,7 @@ def _spellings(path: str) -> set[str]:
     """A path as the query wrote it, absolute, and with its links resolved (DuckDB compares the text)."""
     expanded = os.path.expanduser(path)
     return {path, expanded, os.path.abspath(expanded), str(Path(expanded).resolve())}
+
+
+def _list(texts: list[str]) -> str:
+    return "[" + ", ".join(map(_quote, texts)) + "]"

@@ -285,9 +285,15 @@ def test_the_files_a_query_names_are_read_and_no_others(root):
 
 def test_the_projects_own_table_macros_can_be_called():
     train = PROFILES / "gpt_train.sqlite"
-    result = CliRunner().invoke(cli, ["sql", str(train), "SELECT count(*) AS n FROM kernels_in_range('step_0', 'thread')",
-                                      "--format", "csv"])
+    query = "SELECT count(*) AS n FROM kernels_in_range('step_0', 'thread')"
+    result = CliRunner().invoke(cli, ["sql", str(train), query, "--format", "csv"])
     assert result.exit_code == 0, result.output
     with sqlite3.connect(train) as con:
         (kernels,) = con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
     assert 0 < int(result.output.splitlines()[1]) < kernels
+
+
+def test_a_query_that_is_not_utf8_is_a_usage_error(root):
+    assert "not UTF-8" in one_line_error(run_sql(root, "SELECT '\udcff' AS x"))  # a stray byte on the command line
+    (root / "q.sql").write_bytes(b"SELECT 1 AS x -- \xff\n")
+    assert "not UTF-8" in one_line_error(run_sql(root, "-f", str(root / "q.sql")))

@@ -78,7 +78,10 @@ def _query_text(query: str | None, query_file) -> str:
     if query and query_file:
         raise UsageError("give the query as an argument or with -f, not both")
     if query_file is not None:
-        text = query_file.read()
+        try:
+            text = query_file.read()
+        except UnicodeDecodeError as e:
+            raise UsageError(f"{query_file.name}: not UTF-8 text (at byte {e.start}); save the query as UTF-8") from None
     elif query not in (None, "-"):
         text = query
     elif not sys.stdin.isatty():
