@@ -76,7 +76,8 @@ def check_read_only(query: str) -> Reads:
     if not statements:
         raise QueryError("the query has no statement (only ';' or comments)")
     reads = Reads()
-    parser = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    parser = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                                    "threads": 1})
     try:
         for statement in statements:
             _check(parser, query, statement, reads)
@@ -216,10 +217,9 @@ def lock(con: duckdb.DuckDBPyConnection, paths=(), folders=()) -> None:
     for path in map(str, paths):
         if glob.has_magic(path):  # a glob reads the files of its folder
             allowed_folders |= _spellings(os.path.dirname(path.split("*")[0].split("?")[0].split("[")[0]) or ".")
-        elif os.path.isdir(os.path.expanduser(path)):  # a folder export (parquetdir, arrowdir)
-            allowed_folders |= _spellings(path)
-        else:
+        else:  # a file, or a folder (a parquetdir export; read_csv('runs/') reads the files in it)
             allowed_paths |= _spellings(path)
+            allowed_folders |= _spellings(path)
     for folder in map(str, folders):
         allowed_folders |= _spellings(folder)
     con.execute(f"SET allowed_paths = {_list(sorted(allowed_paths))}")  # literals, as in _tree
@@ -232,7 +232,11 @@ def lock(con: duckdb.DuckDBPyConnection, paths=(), folders=()) -> None:
 def _spellings(path: str) -> set[str]:
     """A path as the query wrote it, absolute, and with its links resolved (DuckDB compares the text)."""
     expanded = os.path.expanduser(path)
-    return {path, expanded, os.path.abspath(expanded), str(Path(expanded).resolve())}
+    try:
+        resolved = str(Path(expanded).resolve())
+    except (OSError, RuntimeError):  # a loop of links: DuckDB will not read it either
+        resolved = expanded
+    return {path, expanded, os.path.abspath(expanded), resolved}
 
 
 def _list(texts: list[str]) -> str:

@@ -297,3 +297,19 @@ def test_a_query_that_is_not_utf8_is_a_usage_error(root):
     assert "not UTF-8" in one_line_error(run_sql(root, "SELECT '\udcff' AS x"))  # a stray byte on the command line
     (root / "q.sql").write_bytes(b"SELECT 1 AS x -- \xff\n")
     assert "not UTF-8" in one_line_error(run_sql(root, "-f", str(root / "q.sql")))
+
+
+def test_a_named_file_that_is_missing_is_said_so(root):
+    """Not a permission error: the lock lets DuckDB look where the query pointed."""
+    for query in ("SELECT * FROM read_csv('missing.csv')", "SELECT * FROM read_parquet('missing.parquet')"):
+        message = one_line_error(run_sql(root, query))
+        assert "No files found" in message and "Permission" not in message
+
+
+def test_a_named_folder_is_read(root):
+    (root / "work" / "runs").mkdir()
+    (root / "work" / "runs" / "a.csv").write_text("x\n5\n")
+    (root / "work" / "runs" / "b.csv").write_text("x\n7\n")
+    result = run_sql(root, "SELECT sum(x) AS s FROM read_csv('runs')", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.output == "s\n12\n"
