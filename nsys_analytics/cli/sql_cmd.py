@@ -81,7 +81,8 @@ def _query_text(query: str | None, query_file) -> str:
         try:
             text = query_file.read()
         except UnicodeDecodeError as e:
-            raise UsageError(f"{query_file.name}: not UTF-8 text (at byte {e.start}); save the query as UTF-8") from None
+            raise UsageError(f"{query_file.name}: not UTF-8 text (at byte {e.start}); save the query as UTF-8") \
+                from None
     elif query not in (None, "-"):
         text = query
     elif not sys.stdin.isatty():
