@@ -7,7 +7,8 @@ import sys
 import click
 
 from .. import sql_guard
-from ..errors import UsageError
+from ..cache.folder import cache_dir
+from ..errors import QueryError, UsageError
 from .options import SINGLE_PROFILE_ARG, emit, output_options
 from .profiles import open_any as open_profile
 
@@ -25,8 +26,8 @@ def command(profile, query, query_file, params, attachments, fmt, output):
     """Run SQL over the normalized views (see `nsys-analytics schema`).
 
     The raw nsys tables stay reachable as raw.<TABLE> (e.g. raw.CUPTI_ACTIVITY_KIND_KERNEL). Statements are
-    read-only: SELECT (WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN) over the profiles and files you name (read_csv,
-    read_parquet); nothing that writes, attaches, installs, loads or changes a setting.
+    read-only: SELECT (WITH, DESCRIBE, SUMMARIZE, SHOW, EXPLAIN) over the profiles and the files you name as text
+    (read_csv, read_parquet); nothing that writes, attaches, installs, loads or changes a setting.
 
     \b
     Examples:
@@ -38,22 +39,50 @@ def command(profile, query, query_file, params, attachments, fmt, output):
       nsys-analytics sql r.ncu-rep "SELECT metric, value, unit FROM ncu_metrics WHERE kernel_id = 0"   (docs/ncu.md)
     """
     text = _query_text(query, query_file)
-    sql_guard.check_read_only(text)
+    reads = sql_guard.check_read_only(text)
+    aliases = _aliases(attachments)
     with open_profile(profile) as p:
-        for spec in attachments:
-            alias, sep, path = spec.partition("=")
-            if not sep or not alias or not path:
-                raise UsageError(f"--attach {spec!r}: write ALIAS=PROFILE, e.g. -a base=baseline.sqlite")
+        for alias, path in aliases.items():
             p.attach(path, alias)
-        sql_guard.lock(p.con)
-        emit(p.sql(text, {name: _typed(value) for name, value in params}, stream=True), fmt, output, [profile])
+        if hasattr(p, "prepare"):  # the views the query reads, made now; `PRAGMA table_info('kernels')` too
+            p.prepare(" ".join([text, *reads.objects]))
+        sql_guard.lock(p.con, [*reads.files, *_profile_files(p)], [cache_dir()])
+        try:
+            emit(p.sql(text, {name: _typed(value) for name, value in params}, stream=True), fmt, output, [profile])
+        except QueryError as e:
+            if "Permission Error" not in str(e):
+                raise
+            raise QueryError(f"{e} (`sql` reads the files a query names as text, e.g. read_csv('timer.csv'), and "
+                             "no others)") from e
+
+
+def _aliases(attachments) -> dict[str, str]:
+    """{alias: profile} of the -a options, each alias once."""
+    aliases: dict[str, str] = {}
+    for spec in attachments:
+        alias, sep, path = spec.partition("=")
+        if not sep or not alias or not path:
+            raise UsageError(f"--attach {spec!r}: write ALIAS=PROFILE, e.g. -a base=baseline.sqlite")
+        if alias in aliases:
+            raise UsageError(f"--attach {alias}=: the alias {alias!r} is given twice; give each profile its own")
+        aliases[alias] = path
+    return aliases
+
+
+def _profile_files(p) -> list:
+    """The files the profile may still read while the query runs (the export, attached when `raw.` is read)."""
+    return [f for f in (getattr(p, "sqlite_path", None), getattr(p, "path", None)) if f is not None]
 
 
 def _query_text(query: str | None, query_file) -> str:
     if query and query_file:
         raise UsageError("give the query as an argument or with -f, not both")
     if query_file is not None:
-        text = query_file.read()
+        try:
+            text = query_file.read()
+        except UnicodeDecodeError as e:
+            raise UsageError(f"{query_file.name}: not UTF-8 text (at byte {e.start}); save the query as UTF-8") \
+                from None
     elif query not in (None, "-"):
         text = query
     elif not sys.stdin.isatty():
