@@ -188,3 +188,25 @@ def test_the_default_catalog_makes_its_folder(tmp_path):
     con = sqlite3.connect(tmp_path / "data" / "nsys-analytics" / "runs.db")
     assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
     con.close()
+
+
+def test_a_password_in_the_query_opens_the_catalog(pg_server):
+    """`?password=` reaches the server (scram-sha-256 over TCP), while the engine's own URL holds no credential."""
+    import psycopg
+
+    from nsys_analytics.catalog.connect import Catalog
+
+    with psycopg.connect(f"host=127.0.0.1 port={pg_server} user=tester password={PASSWORD} dbname=postgres",
+                         autocommit=True) as con:
+        con.execute("CREATE DATABASE query_password")
+    url = f"postgresql://tester@127.0.0.1:{pg_server}/query_password?password={PASSWORD}&application_name=t"
+    assert runs("add", FORWARD, db=url).startswith("added run 1")
+    assert "gpt_forward" in runs("list", db=url)
+    store = Catalog(url, create=False)
+    try:
+        assert PASSWORD not in repr(store.engine) + str(store.engine.url) + store.name
+    finally:
+        store.close()
+    wrong = url.replace(f"password={PASSWORD}", "password=wrong-one")
+    out = runs("list", db=wrong, code=1)
+    assert "password authentication failed" in out and "wrong-one" not in out

@@ -174,7 +174,11 @@ class Catalog:
         try:
             if self.is_sqlite:
                 return _sqlite_engine(self.url)
-            return create_engine(self.url, pool_pre_ping=False, connect_args={"connect_timeout": 10})
+            # Credentials of the query go to the driver as arguments: the engine's URL (its repr, SQLAlchemy's logs)
+            # then holds none that its own masking of the password would miss.
+            secret = {k: v for k, v in self.url.query.items() if _SECRET_KEY.search(k)}
+            url = self.url.difference_update_query(secret)
+            return create_engine(url, pool_pre_ping=False, connect_args={"connect_timeout": 10, **secret})
         except (NoSuchModuleError, ArgumentError, ImportError) as e:
             raise CatalogError(scrub(f"{self.name}: cannot be opened ({e}); the catalog is {_SUPPORTED}",
                                      self.url)) from None
