@@ -91,6 +91,8 @@ def test_driver_text_with_a_credential_is_masked():
     f"postgresql://tester:{PASSWORD}@127.0.0.1:notaport/db",
     f"postgresql://tester:{PASSWORD}@[::1/db",  # an unclosed [
     f"postgresql://tester@[::1:5432/db?password={PASSWORD}",
+    f"postgresql://tester:{PASSWORD}@127.0.0.1:99999/db", f"postgresql://tester:{PASSWORD}@127.0.0.1:-1/db",
+    f"postgresql://tester:{PASSWORD}@127.0.0.1:/db",  # an empty port
     "://nothing",
 ])
 def test_a_malformed_url_is_a_usage_error(url):

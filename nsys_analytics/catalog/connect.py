@@ -67,7 +67,10 @@ def resolve_url(db: str | None) -> URL:
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
     if url.drivername not in _DRIVERS:  # the text: naming another dialect would import it
-        raise CatalogError(f"{masked(url)}: {url.drivername} is not supported; the catalog is {_SUPPORTED}")
+        raise CatalogError(f"{masked(url)}: {url.drivername}:// is not supported; the catalog is {_SUPPORTED}")
+    if url.port is not None and not 0 < url.port < 65536:
+        raise CatalogURLError(f"{masked(url)}: not a valid database URL (port {url.port} is not 1-65535); write "
+                              f"{_SUPPORTED}")
     return url
 
 
