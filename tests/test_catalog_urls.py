@@ -133,6 +133,18 @@ def test_runs_diff_of_a_stored_row_that_is_not_a_distribution(db, stored):
     assert runs("diff", "1", "1", db=db)  # the other run reads as before
 
 
+def test_runs_diff_of_a_stored_figure_that_is_text(tmp_path):
+    """SQLite keeps text in an integer column: one line, exit 1, as for a distribution."""
+    db = tmp_path / "runs.db"
+    runs("add", TRAIN, FORWARD, db=str(db))
+    con = sqlite3.connect(db)
+    con.execute("UPDATE kernel_stats SET total_ns = 'lots' WHERE run_id = 2 AND seq = 1")
+    con.commit()
+    con.close()
+    out = runs("diff", "1", "2", db=str(db), code=1)
+    assert out.count("\n") == 1 and "run 2, rank 0: a stored figure is not a number" in out
+
+
 # -- SQLite files ----------------------------------------------------------------------------------------------
 
 def _damaged(good: Path, page: int, out: Path) -> Path:

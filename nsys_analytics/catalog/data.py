@@ -129,11 +129,18 @@ def _dist_json(stat: Stat | None) -> str | None:
 def _stat_of(row, prefix: str = "", dist: str = "dist") -> Stat | None:
     if getattr(row, f"{prefix}instances") is None:
         return None
+    figures = [getattr(row, f"{prefix}{n}") for n in _STAT]
+    if not all(_is_number(v) for v in figures):  # SQLite keeps text in a numeric column
+        raise _BadRow("a stored figure is not a number")
     values, counts, binned = _dist_of(getattr(row, dist))
     from ..diff.stats import Dist
     from ..diff.summary import Stat
 
-    return Stat(*(getattr(row, f"{prefix}{n}") for n in _STAT), Dist(tuple(values), tuple(counts), bool(binned)))
+    return Stat(*figures, Dist(tuple(values), tuple(counts), bool(binned)))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class _BadRow(ValueError):
@@ -146,8 +153,7 @@ def _dist_of(text) -> tuple[list, list, bool]:
         values, counts, binned = json.loads(text)
     except (TypeError, ValueError):
         raise _BadRow("a stored distribution is not valid JSON of [values, counts, binned]") from None
-    numbers = isinstance(values, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                               for v in values)
+    numbers = isinstance(values, list) and all(_is_number(v) for v in values)
     whole = isinstance(counts, list) and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0
                                              for c in counts)
     if not (numbers and whole and len(values) == len(counts) and binned in (0, 1)):
@@ -185,9 +191,8 @@ def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
                 profiles[r.rank].ranges.append(RangeStat(r.name, r.style, _stat_of(r),
                                                          _stat_of(r, "kernel_", "kernel_dist")))
         except _BadRow as e:  # one line, exit 1: the catalog's own problem, not the command's
-            raise CatalogError(f"catalog {catalog.name}: run {run_id}, rank {r.rank}: {e}; the "
-                               "catalog was changed by other means: add the run's profiles to a new catalog"
-                               ) from None
+            raise CatalogError(f"catalog {catalog.name}: run {run_id}, rank {r.rank}: {e}; the catalog was changed "
+                               "by other means: add the run's profiles to a new catalog") from None
         for r in conn.execute(select(range_kernels).where(range_kernels.c.run_id == run_id)
                               .order_by(range_kernels.c.rank, range_kernels.c.seq)):
             p = profiles[r.rank]
