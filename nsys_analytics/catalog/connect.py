@@ -183,8 +183,8 @@ class Catalog:
             url = self.url.difference_update_query(secret)
             return create_engine(url, pool_pre_ping=False, connect_args={"connect_timeout": 10, **secret})
         except (NoSuchModuleError, ArgumentError, ImportError) as e:
-            raise CatalogError(scrub(f"{self.name}: cannot be opened ({e}); the catalog is {_SUPPORTED}",
-                                     self.url)) from None
+            raise CatalogError(f"{self.name}: cannot be opened ({scrub(str(e), self.url)}); the catalog is "
+                               f"{_SUPPORTED}") from None
 
     def _prepare(self) -> None:
         """Create the tables on first use, migrate an older schema, refuse a newer one. A catalog of this version
@@ -259,7 +259,7 @@ class Catalog:
     def error(self, e: SQLAlchemyError) -> CatalogError:
         orig = getattr(e, "orig", None) or e
         message = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
-        return CatalogError(scrub(f"catalog {self.name}: {message}", self.url))
+        return CatalogError(f"catalog {self.name}: {scrub(message, self.url)}")  # the name is masked already
 
     def close(self) -> None:
         self.engine.dispose()
