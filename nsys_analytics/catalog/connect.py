@@ -75,10 +75,12 @@ def resolve_url(db: str | None) -> URL:
 
 
 def masked(url: URL) -> str:
-    """The URL as it may be printed: the password, and any credential given in the query, replaced by ***."""
+    """The URL as it may be printed: the password, and any credential given in the query, replaced by ***, also
+    where it appears again (a database named like the password); the dialect's name is ours and kept."""
     secret = {k: "***" for k in url.query if _SECRET_KEY.search(k)}
     text = url.set(query={**url.query, **secret}).render_as_string(hide_password=True)
-    return text.replace("%2A%2A%2A", "***")
+    scheme, sep, rest = text.replace("%2A%2A%2A", "***").partition("://")
+    return scheme + sep + _replace_secrets(rest, url)
 
 
 def mask_text(text: str) -> str:
@@ -91,10 +93,14 @@ def mask_text(text: str) -> str:
 def scrub(message: str, url: URL) -> str:
     """`message` with every credential of `url` (the password, credentials in its query; as given, URL-quoted
     or unquoted) replaced by ***, and any other `password=...` masked."""
+    return mask_text(_replace_secrets(message, url))
+
+
+def _replace_secrets(text: str, url: URL) -> str:
     for secret in _secrets(url):
         for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
-            message = message.replace(form, "***")
-    return mask_text(message)
+            text = text.replace(form, "***")
+    return text
 
 
 def scrub_text(message: str, db: str | None) -> str:
