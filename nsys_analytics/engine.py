@@ -11,6 +11,7 @@ when a scheduler is named.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -39,7 +40,12 @@ class Sequential:
 
 class LocalPool:
     """A pool of worker processes on this machine (one per core by default), started with `forkserver`: the
-    parent may hold DuckDB connections and threads, which `fork` would copy in a broken state."""
+    parent may hold DuckDB connections and threads, which `fork` would copy in a broken state.
+
+    A worker started that way first runs the `__main__` module again (as `__mp_main__`). Where that would run the
+    caller's own work again, or cannot be done (a script without an `if __name__ == "__main__":` block calling us
+    from its top level, a script read from standard input), the pool is of threads instead: DuckDB does its work
+    outside the GIL, so they still overlap, and nothing of the script runs twice."""
 
     name = "pool"
 
@@ -53,16 +59,78 @@ class LocalPool:
         if len(items) <= 1 or self.jobs == 1:
             yield from Sequential().imap(fn, items)
             return
+        workers = min(self.jobs, len(items))
+        if not workers_can_import_main():
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nsys-analytics") as pool:
+                yield from pool.map(_Guarded(fn), items)
+            return
         import multiprocessing  # here: a command on one file never starts a pool (10 ms of start-up)
         from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["nsys_analytics.profile", "pandas"])
-        with ProcessPoolExecutor(max_workers=min(self.jobs, len(items)), mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             yield from pool.map(_Guarded(fn), items)  # in order; each result is let go once yielded
 
     def close(self) -> None:
         pass
+
+
+def workers_can_import_main() -> bool:
+    """Whether a process started by `forkserver` or `spawn` can run this process's `__main__` module again without
+    running our caller again: no main file (an interactive session, a notebook, `python -c`), a package's
+    `__main__` (multiprocessing skips it: `python -m nsys_analytics`), or a file whose top level calls us from
+    inside its `if __name__ == "__main__":` block (the `nsys-analytics` executable, a script written for
+    multiprocessing)."""
+    main = sys.modules.get("__main__")
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None)
+    if spec_name is not None and spec_name.rpartition(".")[2] == "__main__":
+        return True
+    path = getattr(getattr(main, "__spec__", None), "origin", None) or getattr(main, "__file__", None)
+    if path is None:
+        return True
+    if not os.path.isfile(path):  # "<stdin>": a worker would fail to read it
+        return False
+    guarded, line = _guarded_lines(path), _main_line(main)
+    if line is None:  # called after the top level ended (a thread, atexit): a worker runs only what is unguarded
+        return bool(guarded)
+    return any(first <= line <= last for first, last in guarded)
+
+
+def _main_line(main) -> int | None:
+    """The line of the `__main__` module's top level that is running now (it called us), if any."""
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals is getattr(main, "__dict__", None):
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def _guarded_lines(path: str) -> list[tuple[int, int]]:
+    """(first, last) line of each top-level `if __name__ == "__main__":` block of the file at `path`."""
+    import ast
+
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    return [(node.lineno, node.end_lineno or node.lineno) for node in tree.body
+            if isinstance(node, ast.If) and _is_main_test(node.test)]
+
+
+def _is_main_test(test) -> bool:
+    import ast
+
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s.id for s in sides if isinstance(s, ast.Name)]
+    texts = [s.value for s in sides if isinstance(s, ast.Constant)]
+    return names == ["__name__"] and texts == ["__main__"]
 
 
 class DaskEngine:

@@ -74,6 +74,7 @@ _DB_COUNTER = iter(range(10**6))
 def db(request, tmp_path):
     """A fresh, empty catalog URL on each backend."""
     if request.param == "sqlite":
+        (tmp_path / "catalog").mkdir()
         return str(tmp_path / "catalog" / "runs.db")
     import psycopg
 
@@ -233,6 +234,9 @@ def test_reading_a_missing_catalog_makes_no_file_and_add_makes_one(tmp_path):
     (tmp_path / "empty.db").touch()
     assert "an empty file" in runs("list", db=str(tmp_path / "empty.db"), code=1)
     assert (tmp_path / "empty.db").stat().st_size == 0
+    out = runs("add", FORWARD, db=str(db), code=1)  # a typo in --db makes no folder
+    assert out.count("\n") == 1 and f"the folder {db.parent} does not exist" in out and not db.parent.exists()
+    db.parent.mkdir()
     assert runs("add", FORWARD, db=str(db)).startswith("added run 1")
     assert sqlite3.connect(db).execute("PRAGMA journal_mode").fetchone() == ("wal",)
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import stat
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import quote, quote_plus
 
 from sqlalchemy import create_engine, event, select
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
-from ..errors import NsysAnalyticsError
+from ..errors import EXIT_USAGE_ERROR, NsysAnalyticsError
 from .schema import MIGRATIONS, SCHEMA_VERSION, catalog_meta, metadata
 
 ENV = "NSYS_ANALYTICS_DB"
@@ -24,11 +26,24 @@ _LOCK_ID = 7_104_513_021  # PostgreSQL advisory lock held while the schema is cr
 _RETRIES = 8
 _OTHER_TABLES = ("an SQLite database of other tables, not a run catalog (profiles are arguments; --db names the "
                  "catalog: a new file or an existing one)")
+_SUPPORTED = ("SQLite (a file path or sqlite:///PATH) or PostgreSQL (postgresql://user@host:5432/db, driver "
+              "psycopg)")
+_DRIVERS = {"sqlite", "sqlite+pysqlite", "postgresql+psycopg"}
+_SECRET_KEY = re.compile(r"pass|pwd|secret|token", re.IGNORECASE)  # psycopg's password=, sslpassword=, ...
+_SECRET_VALUE = re.compile(r"""(\b[\w.-]*(?:pass|pwd|secret|token)[\w.-]*\s*[=:]\s*)"""  # key= or key:
+                           r"""(?!\*\*\*(?:[\s&'",;):]|$))"""  # not one masked already
+                           r"""('[^']*'|"[^"]*"|[^\s&'",;)]+)""", re.IGNORECASE)  # a quoted or a bare value
 _NONE_YET = "no run catalog there yet (`nsys-analytics runs add PROFILE --db ...` makes one)"
 
 
 class CatalogError(NsysAnalyticsError):
     """The catalog cannot be reached, is of a newer schema, or refused a write."""
+
+
+class CatalogURLError(CatalogError):
+    """--db is not a database URL at all (a usage error)."""
+
+    exit_code = EXIT_USAGE_ERROR
 
 
 def default_path() -> Path:
@@ -38,38 +53,70 @@ def default_path() -> Path:
 
 def resolve_url(db: str | None) -> URL:
     """--db, else $NSYS_ANALYTICS_DB, else the default SQLite file. A bare path means an SQLite file;
-    postgresql:// uses the psycopg (3) driver."""
+    postgresql:// uses the psycopg (3) driver. A URL that does not parse (a port that is not a number, an
+    unclosed `[`) is a usage error; another database or driver is refused naming the supported ones."""
     text = db or os.environ.get(ENV) or str(default_path())
     if "://" not in text:
         path = Path(text).expanduser()
         return URL.create("sqlite", database=str(path))
     try:
         url = make_url(text)
-    except ArgumentError:
-        raise CatalogError(f"{_mask_text(text)}: not a database URL (e.g. sqlite:///runs.db or "
-                           "postgresql://user@host/db)") from None
+    except (ArgumentError, ValueError) as e:  # ValueError: SQLAlchemy's int() of the port
+        why = f" ({e})" if isinstance(e, ValueError) else ""
+        raise CatalogURLError(f"{mask_text(text)}: not a valid database URL{why}; write {_SUPPORTED}") from None
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
+    if url.drivername not in _DRIVERS:  # the text: naming another dialect would import it
+        raise CatalogError(f"{masked(url)}: {url.drivername}:// is not supported; the catalog is {_SUPPORTED}")
+    if url.port is not None and not 0 < url.port < 65536:
+        raise CatalogURLError(f"{masked(url)}: not a valid database URL (port {url.port} is not 1-65535); write "
+                              f"{_SUPPORTED}")
     return url
 
 
 def masked(url: URL) -> str:
-    """The URL as it may be printed: the password replaced by ***."""
-    return url.render_as_string(hide_password=True)
+    """The URL as it may be printed: the password, and any credential given in the query, replaced by ***, also
+    where it appears again (a database named like the password); the dialect's name is ours and kept."""
+    secret = {k: "***" for k in url.query if _SECRET_KEY.search(k)}
+    text = url.set(query={**url.query, **secret}).render_as_string(hide_password=True)
+    scheme, sep, rest = text.replace("%2A%2A%2A", "***").partition("://")
+    return scheme + sep + _replace_secrets(rest, url)
 
 
-def _mask_text(text: str) -> str:
-    """A URL given as text, password masked even when it cannot be parsed."""
-    import re
-
-    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", text)
+def mask_text(text: str) -> str:
+    """Text that may hold a URL or a connection string (a URL given as text, a driver's error): every
+    `user:password@` and `password=...` masked, even where it cannot be parsed."""
+    text = re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
+    return _SECRET_VALUE.sub(r"\1***", text)
 
 
 def scrub(message: str, url: URL) -> str:
-    """`message` with the URL's password (if any) replaced by ***."""
-    if url.password:
-        message = message.replace(str(url.password), "***")
-    return message
+    """`message` with every credential of `url` (the password, credentials in its query; as given, URL-quoted
+    or unquoted) replaced by ***, and any other `password=...` masked."""
+    return mask_text(_replace_secrets(message, url))
+
+
+def _replace_secrets(text: str, url: URL) -> str:
+    for secret in _secrets(url):
+        for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
+            text = text.replace(form, "***")
+    return text
+
+
+def scrub_text(message: str, db: str | None) -> str:
+    """`scrub` for a catalog given as text (--db), which may not parse."""
+    try:
+        return scrub(message, resolve_url(db))
+    except CatalogError:
+        return mask_text(message)
+
+
+def _secrets(url: URL) -> list[str]:
+    values = [url.password] if url.password else []
+    for key, value in url.query.items():
+        if _SECRET_KEY.search(key):
+            values += [value] if isinstance(value, str) else list(value)
+    return sorted({str(v) for v in values if v}, key=len, reverse=True)  # longest first: no partial masks
 
 
 class Catalog:
@@ -81,10 +128,15 @@ class Catalog:
         self.url = resolve_url(db)
         self.name = masked(self.url)
         self.create = create
+        self._default = not (db or os.environ.get(ENV))  # only the default file's folder is made
         if self.is_sqlite:
             self._check_file()
         self.engine = self._engine()
-        self._prepare()
+        try:
+            self._prepare()
+        except BaseException:
+            self.close()  # a corrupt SQLite file keeps no -wal/-shm beside it
+            raise
 
     def _check_file(self) -> None:
         """An SQLite catalog path names a regular file (a FIFO or a device would hang or mislead SQLite), and a
@@ -97,9 +149,10 @@ class Catalog:
         except FileNotFoundError:
             if os.path.islink(database):
                 raise CatalogError(f"catalog {self.name}: a link to a missing file") from None
-            if self.create:
-                return
-            raise CatalogError(f"catalog {self.name}: {_NONE_YET}") from None
+            if not self.create:
+                raise CatalogError(f"catalog {self.name}: {_NONE_YET}") from None
+            self._check_folder(Path(database).parent)
+            return
         except OSError as e:
             raise CatalogError(f"catalog {self.name}: cannot be opened ({e.strerror})") from None
         if not stat.S_ISREG(st.st_mode):
@@ -109,6 +162,19 @@ class Catalog:
         if st.st_size and _other_tables(database):  # before SQLAlchemy's connection makes -wal/-shm files beside it
             raise CatalogError(f"catalog {self.name}: {_OTHER_TABLES}")
 
+    def _check_folder(self, folder: Path) -> None:
+        """A new catalog's folder: made for the default file; a path the user gave must be in a folder that exists
+        (a typo must not make folders)."""
+        if folder.is_dir():
+            return
+        if not self._default:
+            raise CatalogError(f"catalog {self.name}: the folder {folder} does not exist; create it first "
+                               "(mkdir -p) or give a path in an existing folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CatalogError(f"catalog {self.name}: cannot create its folder {folder} ({e.strerror})") from None
+
     @property
     def is_sqlite(self) -> bool:
         return self.url.get_backend_name() == "sqlite"
@@ -117,9 +183,14 @@ class Catalog:
         try:
             if self.is_sqlite:
                 return _sqlite_engine(self.url)
-            return create_engine(self.url, pool_pre_ping=False, connect_args={"connect_timeout": 10})
-        except (NoSuchModuleError, ArgumentError) as e:
-            raise CatalogError(f"{self.name}: unsupported database URL ({e}); use sqlite:/// or postgresql://") from None
+            # Credentials of the query go to the driver as arguments: the engine's URL (its repr, SQLAlchemy's logs)
+            # then holds none that its own masking of the password would miss.
+            secret = {k: v for k, v in self.url.query.items() if _SECRET_KEY.search(k)}
+            url = self.url.difference_update_query(secret)
+            return create_engine(url, pool_pre_ping=False, connect_args={"connect_timeout": 10, **secret})
+        except (NoSuchModuleError, ArgumentError, ImportError) as e:
+            raise CatalogError(f"{self.name}: cannot be opened ({scrub(str(e), self.url)}); the catalog is "
+                               f"{_SUPPORTED}") from None
 
     def _prepare(self) -> None:
         """Create the tables on first use, migrate an older schema, refuse a newer one. A catalog of this version
@@ -194,7 +265,7 @@ class Catalog:
     def error(self, e: SQLAlchemyError) -> CatalogError:
         orig = getattr(e, "orig", None) or e
         message = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
-        return CatalogError(scrub(f"catalog {self.name}: {message}", self.url))
+        return CatalogError(f"catalog {self.name}: {scrub(message, self.url)}")  # the name is masked already
 
     def close(self) -> None:
         self.engine.dispose()
@@ -224,11 +295,6 @@ def _transient(e: DBAPIError) -> bool:
 
 
 def _sqlite_engine(url: URL) -> Engine:
-    if url.database and url.database != ":memory:":
-        try:
-            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise CatalogError(f"{masked(url)}: cannot create its folder ({e.strerror})") from None
     engine = create_engine(url, connect_args={"timeout": 60})
 
     @event.listens_for(engine, "connect")

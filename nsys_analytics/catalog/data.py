@@ -13,7 +13,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.engine import Connection
 
 from ..errors import UsageError
-from .connect import Catalog
+from .connect import Catalog, CatalogError
 from .schema import (
     findings,
     kernel_dists,
@@ -129,11 +129,36 @@ def _dist_json(stat: Stat | None) -> str | None:
 def _stat_of(row, prefix: str = "", dist: str = "dist") -> Stat | None:
     if getattr(row, f"{prefix}instances") is None:
         return None
-    values, counts, binned = json.loads(getattr(row, dist))
+    figures = [getattr(row, f"{prefix}{n}") for n in _STAT]
+    if not all(_is_number(v) for v in figures):  # SQLite keeps text in a numeric column
+        raise _BadRow("a stored figure is not a number")
+    values, counts, binned = _dist_of(getattr(row, dist))
     from ..diff.stats import Dist
     from ..diff.summary import Stat
 
-    return Stat(*(getattr(row, f"{prefix}{n}") for n in _STAT), Dist(tuple(values), tuple(counts), bool(binned)))
+    return Stat(*figures, Dist(tuple(values), tuple(counts), bool(binned)))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class _BadRow(ValueError):
+    """A stored row that nsys-analytics cannot have written (the catalog was changed by other means)."""
+
+
+def _dist_of(text) -> tuple[list, list, bool]:
+    """A stored distribution `[values, counts, binned]` (as _dist_json writes it), checked."""
+    try:
+        values, counts, binned = json.loads(text)
+    except (TypeError, ValueError):
+        raise _BadRow("a stored distribution is not valid JSON of [values, counts, binned]") from None
+    numbers = isinstance(values, list) and all(_is_number(v) for v in values)
+    whole = isinstance(counts, list) and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0
+                                             for c in counts)
+    if not (numbers and whole and len(values) == len(counts) and binned in (0, 1)):
+        raise _BadRow("a stored distribution is not [values, counts, binned] of numbers")
+    return values, counts, bool(binned)
 
 
 def _with_dists(stats, dists, run_id: int):
@@ -159,11 +184,15 @@ def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
             profiles[r.rank] = ProfileSummary(r.path, r.label, r.rank, r.file_hash,
                                               {"nsys_version": r.nsys_version, "capture_ns": r.capture_ns,
                                                "gpus": r.gpus}, run.attribution)
-        for r in conn.execute(_with_dists(kernel_stats, kernel_dists, run_id)):
-            profiles[r.rank].kernels.append(KernelStat(r.name_kind, r.name, r.category, _stat_of(r)))
-        for r in conn.execute(_with_dists(range_stats, range_dists, run_id)):
-            profiles[r.rank].ranges.append(RangeStat(r.name, r.style, _stat_of(r),
-                                                     _stat_of(r, "kernel_", "kernel_dist")))
+        try:
+            for r in conn.execute(_with_dists(kernel_stats, kernel_dists, run_id)):
+                profiles[r.rank].kernels.append(KernelStat(r.name_kind, r.name, r.category, _stat_of(r)))
+            for r in conn.execute(_with_dists(range_stats, range_dists, run_id)):
+                profiles[r.rank].ranges.append(RangeStat(r.name, r.style, _stat_of(r),
+                                                         _stat_of(r, "kernel_", "kernel_dist")))
+        except _BadRow as e:  # one line, exit 1: the catalog's own problem, not the command's
+            raise CatalogError(f"catalog {catalog.name}: run {run_id}, rank {r.rank}: {e}; the catalog was changed "
+                               "by other means: add the run's profiles to a new catalog") from None
         for r in conn.execute(select(range_kernels).where(range_kernels.c.run_id == run_id)
                               .order_by(range_kernels.c.rank, range_kernels.c.seq)):
             p = profiles[r.rank]

@@ -65,6 +65,7 @@ class CatalogWriter:
     def __init__(self, db: str | None, fork: bool = False):
         """`fork`: in a process of its own where it can (can_fork), else on a thread."""
         global _early
+        self._db = db
         self._pid = None
         self._pool = None
         if fork and (_early is not None or can_fork()):
@@ -99,7 +100,10 @@ class CatalogWriter:
         if kind == "error":
             message, code = rest
             raise CatalogProcessError(message, code)
-        raise RuntimeError(f"in the catalog process: {rest[0].splitlines()[-1]}") from RuntimeError(rest[0])
+        from .connect import scrub_text  # a crash's text may quote the URL: masked like every catalog message
+
+        text = scrub_text(rest[0], self._db)
+        raise RuntimeError(f"in the catalog process: {text.splitlines()[-1]}") from RuntimeError(text)
 
     def close(self) -> None:
         """Wait for the catalog's opening (thread) or for the process to end (it ends when this side's pipe
@@ -107,6 +111,8 @@ class CatalogWriter:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+            if self._opening.exception() is None:
+                self._opening.result()[0].close()  # SQLite's -wal/-shm go with the last connection
         if self._pid is not None:
             for f in (self._to, self._from):
                 try:

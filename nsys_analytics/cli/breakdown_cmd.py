@@ -21,7 +21,7 @@ from .profiles import open_profile
 
 
 @click.command("breakdown")
-@click.argument("profiles", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("profiles", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
 @click.option("--basis", type=click.Choice(BASES), default="kernel", show_default=True,
               help="What 100 % is: summed kernel time, GPU busy time (union over streams), or the wall window.")
 @click.option("--top", type=click.IntRange(min=1), default=DEFAULT_TOP, show_default=True,

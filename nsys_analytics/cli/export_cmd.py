@@ -18,7 +18,7 @@ from .profiles import open_profile
 
 
 @click.command("export")
-@click.argument("profiles", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("profiles", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
 @click.option("--to", "target", type=click.Choice(["perfetto", "parquet"]), required=True,
               help="perfetto: a Chrome trace (JSON, .gz to compress) for ui.perfetto.dev; parquet: one file per "
                    "normalized view into a folder.")

@@ -19,10 +19,10 @@ from .profiles import open_profile
 
 
 @click.command("html")
-@click.argument("profiles", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--forward", "forward_path", type=click.Path(path_type=Path),
+@click.argument("profiles", nargs=-1, type=click.Path(path_type=Path, readable=False))
+@click.option("--forward", "forward_path", type=click.Path(path_type=Path, readable=False),
               help="With --train: a forward-only profile; the page adds the assignment answers (a)-(e), as `report`.")
-@click.option("--train", "train_path", type=click.Path(path_type=Path), help="The training profile of the pair.")
+@click.option("--train", "train_path", type=click.Path(path_type=Path, readable=False), help="The training profile of the pair.")
 @click.option("--timeit", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="With --forward: Python-timer step times (CSV: mode,step,seconds), as `report`.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),

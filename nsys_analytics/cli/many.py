@@ -85,8 +85,10 @@ def profiles_argument(handler=None, module: str | None = None):
                 emit_set(result, kwargs.get("fmt", "table"), kwargs.get("output"), only or "all")
 
         wrapper.__single__ = f
+        # readable=False on every profile argument: an unreadable file is the profile's own one-line error (exit 1,
+        # skipped by --skip-bad), not click's usage error.
         wrapper = click.argument("profiles", nargs=-1, required=True, metavar="PROFILES...",
-                                 type=click.Path(path_type=str))(set_options(wrapper))
+                                 type=click.Path(path_type=str, readable=False))(set_options(wrapper))
         return wrapper
 
     return decorate

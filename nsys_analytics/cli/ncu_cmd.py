@@ -17,7 +17,7 @@ PLOT_IMPLIES_NVTX = "--plot and --normalize-against compare annotations"
 
 
 @click.command("ncu")
-@click.argument("report", type=click.Path(path_type=Path))
+@click.argument("report", type=click.Path(path_type=Path, readable=False))
 @click.option("--metrics", help="Comma-separated metric names (or ncu_summary columns) instead of the headline set.")
 @click.option("--group-by", type=click.Choice(GROUP_BY),
               help="One row per kernel launch (none, the default), per kernel name, or per NVTX annotation and "
@@ -39,7 +39,7 @@ PLOT_IMPLIES_NVTX = "--plot and --normalize-against compare annotations"
               help="Write a PNG of a column against a parameter, one line per annotation (implies --group-by nvtx).")
 @click.option("--plot-x", metavar="PARAM", help="Parameter on the x axis (default: the first).")
 @click.option("--plot-y", metavar="COLUMN", help="Column on the y axis (default: the last, e.g. a derived one).")
-@click.option("--nsys", "nsys_profile", type=click.Path(path_type=Path),
+@click.option("--nsys", "nsys_profile", type=click.Path(path_type=Path, readable=False),
               help="An nsys profile of the same program: add each kernel's timeline duration and its name's totals.")
 @click.option("--match", help="Only kernels whose name matches this regular expression.")
 @click.option("--units", type=click.Choice(UNITS), default="auto", show_default=True,

@@ -16,7 +16,7 @@ from .outputs import deliver, replacing
 # PROFILES...: one profile as always, or several (files, globs, a folder) read as ranks (cli/many.py).
 PROFILE_ARG = many.profiles_argument()
 # Exactly one profile (commands that open more in their own way, e.g. `sql -a`).
-SINGLE_PROFILE_ARG = click.argument("profile", type=click.Path(path_type=Path))
+SINGLE_PROFILE_ARG = click.argument("profile", type=click.Path(path_type=Path, readable=False))
 
 
 def output_options(f):

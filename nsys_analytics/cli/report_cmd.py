@@ -13,9 +13,9 @@ from .profiles import open_profile
 
 
 @click.command("report")
-@click.option("--forward", "forward_path", required=True, type=click.Path(path_type=Path),
+@click.option("--forward", "forward_path", required=True, type=click.Path(path_type=Path, readable=False),
               help="Profile of forward passes only (inference).")
-@click.option("--train", "train_path", type=click.Path(path_type=Path),
+@click.option("--train", "train_path", type=click.Path(path_type=Path, readable=False),
               help="Profile of full training steps (forward, backward, optimizer).")
 @click.option("--timeit", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="CSV of Python-timer step times: columns mode,step,seconds (mode forward or train).")

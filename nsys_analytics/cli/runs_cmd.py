@@ -31,7 +31,9 @@ def _open(db, create: bool = False):
     """The catalog; only `runs add` makes one where there is none (a read of a wrong path makes no file)."""
     from ..catalog.connect import Catalog
 
-    return Catalog(db, create)
+    catalog = Catalog(db, create)
+    click.get_current_context().call_on_close(catalog.close)  # SQLite's -wal/-shm go with the last connection
+    return catalog
 
 
 def _tags(items: tuple[str, ...]) -> dict[str, str]:

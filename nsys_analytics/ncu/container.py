@@ -52,6 +52,9 @@ def read_container(path: Path) -> Container:
         (size,) = struct.unpack("<I", head[4:8])
         header = f.read(size)
         version = _first_varint(header, 1)
+        if version is None and len(header) == size:  # all its bytes are there, yet no version: damaged
+            raise ProfileError(f"{path}: is corrupt (its file header holds no format version); copy it again or "
+                               "re-run ncu")
         if version is None:
             raise ProfileError(f"{path}: is truncated (no file header); copy it again or re-run ncu")
         container = Container(format_version=version)
@@ -85,7 +88,11 @@ def _read_blocks(f, container: Container) -> None:
             container.processes.append(process)
         for details in fields.get(3, []):
             _session_details(details, container)
-        container.result_processes.extend([process] * _int(fields, 2))
+        results = _int(fields, 2)
+        if results > _int(fields, 5):  # each result takes bytes of the payload: a count this large is damage
+            raise ProfileError(f"{f.name}: is corrupt (a block header counts {results} results in a payload of "
+                               f"{_int(fields, 5)} bytes); copy it again or re-run ncu")
+        container.result_processes.extend([process] * results)
         end_of_payload = f.tell() + _int(fields, 5)
         if len(header) < struct.unpack("<I", raw)[0] or end_of_payload > size_of_file:
             container.truncated = True
@@ -102,8 +109,8 @@ def _session_details(details: bytes, container: Container) -> None:
             container.session[key] = value or ""
             if key == "Nsight Compute Target" and value:
                 container.tool_version = value
-    if 11 in fields:
-        container.command_line = fields[11][0].decode("utf-8", "replace")
+    if _text(fields, 11) is not None:
+        container.command_line = _text(fields, 11)
 
 
 def _process(raw: bytes | None) -> Process | None:
@@ -122,8 +129,11 @@ def tool_version_tuple(text: str | None) -> tuple[int, ...] | None:
 
 # -- protobuf wire format: just enough to read headers ------------------------------------------
 def _fields(buf: bytes) -> dict[int, list]:
-    """{field number: [values]}: ints for varint/fixed fields, bytes for length-delimited ones."""
+    """{field number: [values]}: ints for varint/fixed fields, bytes for length-delimited ones. A message that is
+    not bytes (damage changed its wire type) has no fields."""
     out: dict[int, list] = {}
+    if not isinstance(buf, (bytes, bytearray)):
+        return out
     i, n = 0, len(buf)
     try:
         while i < n:

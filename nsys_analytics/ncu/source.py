@@ -46,7 +46,7 @@ def check_report(path: Path, reader_version: str) -> Container:
     if made_by and reader and made_by[:3] > reader[:3]:
         raise ProfileError(_too_new(path, f"Nsight Compute {container.tool_version.split(' ')[0]}", reader_version))
     if container.truncated:
-        raise ProfileError(f"{path}: is truncated (its last block ends past the end of the file); "
+        raise ProfileError(f"{path}: is truncated or corrupt (its last block ends past the end of the file); "
                            "copy it again or re-run ncu")
     return container
 
@@ -57,11 +57,16 @@ def _too_new(path: Path, made_by: str, reader_version: str) -> str:
 
 
 def no_results_error(path: Path, container: Container, reader_version: str) -> ProfileError:
-    """The error for a report in which the reader found nothing: too new a format, or really empty."""
+    """The error for a report in which the reader found nothing: too new a format, damaged, or really empty."""
     if container.format_version > KNOWN_FORMAT_VERSION:
         made_by = (f"a newer Nsight Compute (file format {container.format_version}, "
                    f"this reader knows {KNOWN_FORMAT_VERSION})")
         return ProfileError(_too_new(path, made_by, reader_version))
+    if container.result_processes:  # the block headers count results that the reader could not find: damage
+        return ProfileError(
+            f"{path}: is corrupt (its block headers list {len(container.result_processes)} profiled results, but "
+            "none could be read: damaged bytes); copy it again or re-run ncu"
+        )
     return ProfileError(
         f"{path}: holds no profiled kernels or ranges (an empty report); re-run ncu with a -k / --nvtx-include / -c "
         "that matches some launches"
