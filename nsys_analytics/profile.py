@@ -248,7 +248,8 @@ class Profile:
                 try:
                     cur = self.con.execute(query, params or {})
                 except duckdb.Error as e:  # it read a launch column of a core kernel copy: again on the whole
-                    if cache.NOT_CACHED not in str(e) or not self._whole_kernels():
+                    # table; or a cache file was damaged: again once it is built anew
+                    if not (cache.NOT_CACHED in str(e) and self._whole_kernels()) and not self._cache.heal(e):
                         raise
                     cur = self.con.execute(query, params or {})
             if cur.description is None:
@@ -322,6 +323,8 @@ class Profile:
 
     def close(self) -> None:
         database.close(self.con)
+        if not self._made_only:  # the cache folder's lease (a twin made by beside() shares it): eviction may go on
+            self._cache.close()
 
     def __enter__(self) -> "Profile":
         return self
