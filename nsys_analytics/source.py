@@ -331,9 +331,10 @@ def _private_copy(p: Path) -> Path:
     return target
 
 
-# what this package's writers in the cache folder name their temporary files: `.<name>.<pid>[.<token>].partial<sfx>`
-# (a copy or export being written), `.<name>.<pid>.<token>.private.sqlite` (a --no-cache WAL copy)
-_OURS = re.compile(r"^\..+\.(\d+)\.(?:[0-9a-f]{8}\.)?(?:partial|private)(?:\.[A-Za-z0-9-]+)?$")
+# What this package's writers in the cache folder name their temporary files: `.<name>.<pid>[.<token>].partial<sfx>`
+# (a copy, an export or a remembered result being written) and `.<name>.<pid>.<token>.private.sqlite` (a --no-cache
+# WAL copy).
+_OURS = re.compile(r"^\..+\.(\d+)\.(?:[a-z0-9_]{8}\.)?(?:partial|private)(?:\.[A-Za-z0-9-]+)?$")
 
 
 def remove_partials(folder: Path) -> None:

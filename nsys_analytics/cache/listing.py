@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from .folder import cache_dir, max_size, min_size
-from .store import SUFFIX, entries, size_of
+from .store import SUFFIX, entries, size_of, wal_entries, whole
 
 
 def cache_rows() -> tuple[list[str], list[tuple]]:
@@ -22,9 +22,12 @@ def cache_rows() -> tuple[list[str], list[tuple]]:
 
 
 def summary() -> dict:
-    folders = entries()
+    """The folder, its size (the profiles' caches and the WAL copies: what the bound counts) and settings."""
+    folders, copies = entries(), wal_entries()
+    copies_size = sum(size_of(f) for f in copies)
     return {"folder": str(cache_dir()), "profiles": len(folders),
-            "size_mib": round(sum(size_of(f) for f in folders) / 2**20, 1),
+            "size_mib": round((sum(size_of(f) for f in folders) + copies_size) / 2**20, 1),
+            "wal_copies": len(copies), "wal_copies_mib": round(copies_size / 2**20, 1),
             "bound_mib": round(max_size() / 2**20, 1), "min_profile_mib": round(min_size() / 2**20, 1)}
 
 
@@ -49,7 +52,10 @@ def _profile_of(folder: Path) -> str | None:
 
 
 def _status(folder: Path, profile: str | None) -> str:
-    """current: the profile is there and unchanged; changed: it was rewritten or replaced; missing: gone."""
+    """current: the profile is there and unchanged; changed: it was rewritten or replaced; missing: gone; damaged:
+    a part cannot be read whole (its next use builds it again)."""
+    if any(not whole(f) for f in folder.glob(f"*{SUFFIX}")):
+        return "damaged"
     if profile is None:
         return "unknown"
     path = Path(profile)
@@ -59,3 +65,4 @@ def _status(folder: Path, profile: str | None) -> str:
     from .layout import salt
 
     return "current" if folder.name == f"{path_prefix(path)}{identity(path, salt())}" else "changed"
+

@@ -46,7 +46,7 @@ def remember(memo: Path, text: str, keep: int) -> None:
     written."""
     try:
         memo.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".tmp-", suffix=memo.suffix)
+        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=f".memo.{os.getpid()}.", suffix=f".partial{memo.suffix}")
     except OSError:
         return
     try:

@@ -60,6 +60,15 @@ class ProfileCache:
         if self.lease is not None:
             self.lease.release()
 
+    def _drop_damaged(self) -> bool:
+        """Remove the parts that cannot be read whole, with a note; True if there was one."""
+        dropped = [f for f in self.folder.glob(f"*{SUFFIX}") if not whole(f)]
+        for f in dropped:
+            f.unlink(missing_ok=True)
+            print(f"note: the cache of {self.sqlite_path.name} had a damaged part ({f.name}); building it again",
+                  file=sys.stderr)
+        return bool(dropped)
+
     def drop(self, name: str) -> None:
         """Remove a damaged part (its next use builds it again)."""
         self.file(name).unlink(missing_ok=True)
@@ -88,7 +97,7 @@ class ProfileCache:
     def is_core(self, path: Path) -> bool:
         return path == self.file(layout.CORE)
 
-    def _build(self, name: str) -> bool:
+    def _build(self, name: str, again: bool = True) -> bool:
         from .build import build_table
 
         try:
@@ -113,6 +122,10 @@ class ProfileCache:
 
             if not isinstance(e, (OSError, duckdb.Error)):
                 raise
+            from .reader import damaged
+
+            if again and damaged(e) and self._drop_damaged():  # a part it read was damaged: built anew first
+                return self._build(name, again=False)
             self.broken = True
             if not _DAMAGE.search(str(e)):  # a damaged profile: the direct read reports it, as without a cache
                 print(f"note: cannot cache {self.sqlite_path.name} ({str(e).splitlines()[0]}); reading it "
@@ -258,6 +271,29 @@ def clear(sqlite_path: Path | None = None) -> tuple[list[Path], list[Path]]:
     for f in [*entries(), *wal_entries()]:
         remove_orphans(f)
         remove_partials(f)
+    for kind in (WAL_COPIES, "exports", "digests", SUMMARIES, KERNEL_CHECKS):
+        remove_partials(cache_dir() / kind)  # killed copies, exports and memo writes
+    if not prefix:  # WAL copies of an earlier release (files, not folders): nothing reads them any more
+        for old in (cache_dir() / WAL_COPIES).glob("*.sqlite"):
+            old.unlink(missing_ok=True)
     for kind in (SUMMARIES, KERNEL_CHECKS):
         forget(prefix, kind)
     return removed, kept
+
+
+def whole(part: Path) -> bool:
+    """Whether every value of every table of a part can be read (DuckDB checks each block's checksum)."""
+    import duckdb
+
+    try:
+        con = duckdb.connect(str(part), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        for schema, table in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall():
+            con.execute(f'SELECT min(COLUMNS(*)) FROM "{schema}"."{table}"').fetchall()
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+    return True
