@@ -283,6 +283,7 @@ def _wal_copy(p: Path) -> Path:
         return _private_copy(p)
     from .cache.identity import identity, path_prefix
     from .cache.lease import LEASE, hold
+    from .cache.orphans import remove_partials
     from .cache.store import WAL_COPIES, evict, forget_older
 
     folder = cache_dir() / WAL_COPIES / f"{path_prefix(p)}{identity(p, WAL_COPY_FORMAT)}"
@@ -322,6 +323,8 @@ def _private_copy(p: Path) -> Path:
     exit, on an interrupt (partial_files), or, after a SIGKILL, by the next copy or `cache clear`."""
     import atexit
 
+    from .cache.orphans import remove_partials
+
     root = cache_dir() / "wal-copies"
     remove_partials(root)
     target = root / f".{p.stem}.{os.getpid()}.{secrets.token_hex(4)}.private.sqlite"
@@ -331,38 +334,11 @@ def _private_copy(p: Path) -> Path:
     return target
 
 
-# What this package's writers in the cache folder name their temporary files: `.<name>.<pid>[.<token>].partial<sfx>`
-# (a copy, an export or a remembered result being written) and `.<name>.<pid>.<token>.private.sqlite` (a --no-cache
-# WAL copy).
-_OURS = re.compile(r"^\..+\.(\d+)\.(?:[a-z0-9_]{8}\.)?(?:partial|private)(?:\.[A-Za-z0-9-]+)?$")
-
-
-def remove_partials(folder: Path) -> None:
-    """Remove this package's temporary files in `folder` whose process is gone (killed while it wrote them)."""
-    try:
-        found = list(folder.iterdir())
-    except OSError:
-        return
-    for path in found:
-        m = _OURS.match(path.name)
-        if m and not pid_alive(int(m.group(1))):
-            path.unlink(missing_ok=True)
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def cache_dir() -> Path:
-    """The cache folder (not created): `$NSYS_ANALYTICS_CACHE`, else `~/.cache/nsys-analytics`."""
-    env = os.environ.get("NSYS_ANALYTICS_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "nsys-analytics"
+    """The cache folder (not created): `$NSYS_ANALYTICS_CACHE`, else `~/.cache/nsys-analytics` (cache/folder.py)."""
+    from .cache.folder import cache_dir as folder
+
+    return folder()
 
 
 def cache_file(source: Path, kind: str, suffix: str) -> Path:

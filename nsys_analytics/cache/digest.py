@@ -14,6 +14,7 @@ import hashlib
 import re
 from pathlib import Path
 
+from .facts import facts
 from .folder import cache_dir, enabled
 from .memo import recalled
 
@@ -27,8 +28,6 @@ def sha256_of(path: str | Path) -> str:
     path = Path(path)
     if not enabled():
         return _hash(path)
-    from .identity import facts
-
     key = hashlib.sha256(f"{SALT}\0{path.resolve()}\0{facts(path)}".encode()).hexdigest()[:32]
     memo = cache_dir() / "digests" / f"{key}.sha256"
     return recalled(path, memo, lambda: _hash(path), _digest_in, lambda digest: digest + "\n", KEEP)

@@ -29,7 +29,7 @@ def recalled(source: Path, memo: Path, compute: Callable[[], T], load: Callable[
         known = None
     if known is not None:
         return known
-    from .identity import settle, stat_key
+    from .facts import settle, stat_key
 
     before = stat_key(source)
     result = compute()

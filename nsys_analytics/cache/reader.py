@@ -3,19 +3,9 @@ attached read-only; the Profile then puts them behind the compat views and the d
 
 from __future__ import annotations
 
-import re
-
 from ..bad_rows import BadRows
 from . import layout
-from .store import ProfileCache
-
-# What DuckDB says of a cache file that is not whole: overwritten, truncated, or a block whose checksum fails.
-_DAMAGED = re.compile(r"not a valid DuckDB database file|Corrupt database file|checksum|Could not read enough bytes"
-                      r"|database file .* is corrupt|No more data remaining", re.IGNORECASE)
-
-
-def damaged(error: Exception) -> bool:
-    return bool(_DAMAGED.search(str(error)))
+from .store import ProfileCache, damaged
 
 
 class CacheReader:

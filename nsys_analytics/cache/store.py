@@ -27,6 +27,9 @@ from .memo import SUMMARIES, forget
 SUFFIX = ".duckdb"
 WAL_COPIES = "wal-copies"  # source.py: a folder per WAL-mode export's version, with its lease
 KERNEL_CHECKS = "kernel-checks"  # the kernel rows' checks of profiles read directly (Profile._valid_kernels)
+# What DuckDB says of a cache file that is not whole: overwritten, truncated, or a block whose checksum fails.
+_DAMAGED = re.compile(r"not a valid DuckDB database file|Corrupt database file|checksum|Could not read enough bytes"
+                      r"|database file .* is corrupt|No more data remaining", re.IGNORECASE)
 _DAMAGE = re.compile(r"malformed|not a database|disk I/O error|SQLite", re.IGNORECASE)
 
 
@@ -122,8 +125,6 @@ class ProfileCache:
 
             if not isinstance(e, (OSError, duckdb.Error)):
                 raise
-            from .reader import damaged
-
             if again and damaged(e) and self._drop_damaged():  # a part it read was damaged: built anew first
                 return self._build(name, again=False)
             self.broken = True
@@ -260,8 +261,8 @@ def evict(keep: Path | None = None, bound: int | None = None) -> list[Path]:
 def clear(sqlite_path: Path | None = None) -> tuple[list[Path], list[Path]]:
     """Remove every cache and WAL copy (or those of one profile path), what killed builds and copies left and the
     results remembered beside the caches (memo.py); return (the folders that went, those kept: in use)."""
-    from ..source import remove_partials
     from .build import remove_orphans
+    from .orphans import remove_partials
 
     prefix = path_prefix(sqlite_path) if sqlite_path is not None else ""
     removed, kept = [], []
@@ -279,6 +280,11 @@ def clear(sqlite_path: Path | None = None) -> tuple[list[Path], list[Path]]:
     for kind in (SUMMARIES, KERNEL_CHECKS):
         forget(prefix, kind)
     return removed, kept
+
+
+def damaged(error: Exception) -> bool:
+    """Whether DuckDB's error says a cache file is not whole."""
+    return bool(_DAMAGED.search(str(error)))
 
 
 def whole(part: Path) -> bool:

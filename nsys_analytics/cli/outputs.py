@@ -109,6 +109,8 @@ GRACE_S = 15 * 60  # a temporary file written to this recently is left, whatever
 def remove_killed(folder: Path) -> None:
     """Remove the temporary files that writers killed at once (SIGKILL) left in `folder`: only names of our own
     pattern, whose process is gone and that were last written more than GRACE_S ago."""
+    from ..cache.orphans import pid_alive
+
     now = time.time()
     for path in folder.glob(".*.partial*"):
         m = _PARTIAL.match(path.name)
@@ -116,7 +118,7 @@ def remove_killed(folder: Path) -> None:
             old = now - path.lstat().st_mtime > GRACE_S
         except OSError:
             continue
-        if m and old and path.is_file() and not path.is_symlink() and not source.pid_alive(int(m.group(1))):
+        if m and old and path.is_file() and not path.is_symlink() and not pid_alive(int(m.group(1))):
             path.unlink(missing_ok=True)
 
 
