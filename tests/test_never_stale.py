@@ -305,3 +305,24 @@ def test_the_temporary_file_of_a_killed_output_writer_goes_at_the_next_write_to_
     assert done.returncode == 0, done.stderr
     assert not left.exists()
     assert sorted(p.name for p in out.iterdir()) == sorted([*keep, "small.csv"])
+
+
+def test_cache_list_reads_each_part_whole_once(tmp_path, monkeypatch):
+    """A part read whole by one `cache list` and unchanged since is not read again; one changed since is."""
+    from click.testing import CliRunner
+
+    from nsys_analytics.cache import listing
+    from nsys_analytics.cli.main import cli as main
+
+    path, cache = copy(tmp_path), tmp_path / "cache"
+    assert cli("kernels", path, cache=cache, min_size="0").returncode == 0
+    assert status(cache) == ["current"]
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(cache))
+    read = []
+    monkeypatch.setattr(listing, "whole", lambda part: read.append(part.name) or True)
+    assert "current" in CliRunner().invoke(main, ["cache", "list", "--format", "csv"]).output
+    assert read == []
+    (part,) = cache.glob("columnar/*/StringIds.duckdb")
+    damage(part, "flipped")
+    monkeypatch.undo()
+    assert status(cache) == ["damaged"]

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from .folder import cache_dir, max_size, min_size
+from .facts import facts
 from .store import SUFFIX, entries, size_of, wal_entries, whole
 
 
@@ -54,7 +55,7 @@ def _profile_of(folder: Path) -> str | None:
 def _status(folder: Path, profile: str | None) -> str:
     """current: the profile is there and unchanged; changed: it was rewritten or replaced; missing: gone; damaged:
     a part cannot be read whole (its next use builds it again)."""
-    if any(not whole(f) for f in folder.glob(f"*{SUFFIX}")):
+    if _damaged(folder):
         return "damaged"
     if profile is None:
         return "unknown"
@@ -66,3 +67,43 @@ def _status(folder: Path, profile: str | None) -> str:
 
     return "current" if folder.name == f"{path_prefix(path)}{identity(path, salt())}" else "changed"
 
+
+
+VERIFIED = "verified"  # in a cache folder: {part: its facts when it was last read whole}
+
+
+def _damaged(folder: Path) -> bool:
+    """Whether a part of the folder cannot be read whole. A part read whole before and unchanged since (the same
+    facts: inode, size, mtime, ctime) is not read again: a part is never written once in place, so `cache list` reads
+    each once (about 8 s per GB)."""
+    import json
+
+    try:
+        known = json.loads((folder / VERIFIED).read_text())
+    except (OSError, ValueError):
+        known = {}
+    sound, bad = {}, False
+    for part in sorted(folder.glob(f"*{SUFFIX}")):
+        try:
+            key = facts(part)
+        except OSError:
+            continue
+        if (isinstance(known, dict) and known.get(part.name) == key) or whole(part):
+            sound[part.name] = key
+        else:
+            bad = True
+    if sound != known:
+        _write(folder / VERIFIED, json.dumps(sound))
+    return bad
+
+
+def _write(path: Path, text: str) -> None:
+    """`text` to `path` whole, in a folder that exists (one being removed: nothing is written)."""
+    import os
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
