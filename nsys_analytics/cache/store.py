@@ -81,7 +81,7 @@ class ProfileCache:
         not be built are left out: read them from the export). The kernel table's file is its core copy
         (layout.CORE) unless the whole table is cached already or `whole_kernels` asks for it."""
         found = {}
-        if not self.use():
+        if not names or not self.use():  # nothing asked: no folder made for it
             return found
         for name in names:
             part = name
