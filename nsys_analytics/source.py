@@ -323,15 +323,23 @@ def _private_copy(p: Path) -> Path:
     exit, on an interrupt (partial_files), or, after a SIGKILL, by the next copy or `cache clear`."""
     import atexit
 
+    from .cache.facts import facts
     from .cache.orphans import remove_partials
 
+    version = (p.resolve(), facts(p))  # this process opening the same version again reads the same copy
+    if version in _private and _private[version].is_file():
+        return _private[version]
     root = cache_dir() / "wal-copies"
     remove_partials(root)
     target = root / f".{p.stem}.{os.getpid()}.{secrets.token_hex(4)}.private.sqlite"
     _copy_marked(p, target)
     _partials.add(target)
     atexit.register(target.unlink, missing_ok=True)
+    _private[version] = target
     return target
+
+
+_private: dict[tuple, Path] = {}
 
 
 def cache_dir() -> Path:
