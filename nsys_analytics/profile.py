@@ -163,7 +163,12 @@ class Profile:
     def prepare(self, query: str) -> None:
         """Make what `query` reads (for a query run on `con` directly, e.g. to stream it)."""
         try:
-            self._ensure_objects(query)
+            try:
+                self._ensure_objects(query)
+            except duckdb.Error as e:  # a cache file was damaged: again once it is built anew
+                if not self._cache.heal(e):
+                    raise
+                self._ensure_objects(query)
         except duckdb.Error as e:
             raise self._error(e) from e
 
@@ -243,14 +248,12 @@ class Profile:
         `stream`: the rows come as `Result.batches` of BATCH_ROWS, read while the result is written (long
         outputs never sit in Python whole); read them before the next query on this profile."""
         try:
-            self._ensure_objects(query)
-            with progress.showing(f"querying {self.path.name}"):
-                try:
-                    cur = self.con.execute(query, params or {})
-                except duckdb.Error as e:  # it read a launch column of a core kernel copy: again on the whole
-                    if cache.NOT_CACHED not in str(e) or not self._whole_kernels():
-                        raise
-                    cur = self.con.execute(query, params or {})
+            try:
+                cur = self._execute(query, params)
+            except duckdb.Error as e:  # a cache file was damaged: again once it is built anew
+                if not self._cache.heal(e):
+                    raise
+                cur = self._execute(query, params)
             if cur.description is None:
                 return Result([], [])
             columns = [d[0] for d in cur.description]
@@ -259,6 +262,16 @@ class Profile:
             return Result(columns, cur.fetchall())
         except duckdb.Error as e:
             raise self._error(e) from e
+
+    def _execute(self, query: str, params: dict[str, Any] | None):
+        self._ensure_objects(query)
+        with progress.showing(f"querying {self.path.name}"):
+            try:
+                return self.con.execute(query, params or {})
+            except duckdb.Error as e:  # it read a launch column of a core kernel copy: again on the whole table
+                if cache.NOT_CACHED not in str(e) or not self._whole_kernels():
+                    raise
+                return self.con.execute(query, params or {})
 
     def _batches(self, cur):
         try:
@@ -322,6 +335,8 @@ class Profile:
 
     def close(self) -> None:
         database.close(self.con)
+        if not self._made_only:  # the cache folder's lease (a twin made by beside() shares it): eviction may go on
+            self._cache.close()
 
     def __enter__(self) -> "Profile":
         return self

@@ -6,10 +6,10 @@ Every failure raises ProfileError with a one-line message: the file, what is wro
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import sqlite3
 import stat
@@ -273,10 +273,42 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def _wal_copy(p: Path) -> Path:
     """A copy of a WAL-mode export in the cache folder, marked as a rollback-journal database (header bytes 18-19),
-    so that reading it creates no -wal/-shm there either. Made once per version of the file."""
-    target = cache_file(p, "wal-copies", ".sqlite")
+    so that reading it creates no -wal/-shm there either. Made once per version of the file (its identity), in a
+    folder of its own whose lease this process holds to its end (eviction and `cache clear` leave it alone); the
+    folders of the file's older versions go when a new one is made. `--no-cache`: a copy of this process only,
+    removed when it ends."""
+    from .cache.folder import enabled
+
+    if not enabled():
+        return _private_copy(p)
+    from .cache.identity import identity, path_prefix
+    from .cache.lease import LEASE, hold
+    from .cache.orphans import remove_partials
+    from .cache.store import WAL_COPIES, evict, forget_older
+
+    folder = cache_dir() / WAL_COPIES / f"{path_prefix(p)}{identity(p, WAL_COPY_FORMAT)}"
+    target = folder / f"{p.stem}.sqlite"
+    if folder not in _copies:
+        lease = hold(folder / LEASE)
+        if lease is None:
+            raise ProfileError(f"{folder}: the cache folder cannot be written; set NSYS_ANALYTICS_CACHE to a "
+                               "writable folder")
+        _copies[folder] = lease
+    os.utime(folder)  # last used: the size bound removes the least recently used first
     if target.is_file():
         return target
+    remove_partials(folder)
+    _copy_marked(p, target)
+    forget_older(folder)
+    evict(keep=folder)
+    return target
+
+
+WAL_COPY_FORMAT = "wal-copy-v2"
+_copies: dict[Path, object] = {}  # the WAL copies' folders this process reads, and its lease on each
+
+
+def _copy_marked(p: Path, target: Path) -> None:
     with _temporary_beside(target) as partial:
         with progress.showing(f"copying WAL-mode {p.name} to the cache folder (once)"):
             shutil.copyfile(p, partial)
@@ -284,40 +316,64 @@ def _wal_copy(p: Path) -> Path:
             f.seek(18)
             f.write(b"\x01\x01")
         os.replace(partial, target)
+
+
+def _private_copy(p: Path) -> Path:
+    """A WAL copy for this process alone (`--no-cache`: nothing derived is read or written for later): removed at
+    exit, on an interrupt (partial_files), or, after a SIGKILL, by the next copy or `cache clear`."""
+    import atexit
+
+    from .cache.facts import facts
+    from .cache.orphans import remove_partials
+
+    version = (p.resolve(), facts(p))  # this process opening the same version again reads the same copy
+    if version in _private and _private[version].is_file():
+        return _private[version]
+    root = cache_dir() / "wal-copies"
+    remove_partials(root)
+    target = root / f".{p.stem}.{os.getpid()}.{secrets.token_hex(4)}.private.sqlite"
+    _copy_marked(p, target)
+    _partials.add(target)
+    atexit.register(target.unlink, missing_ok=True)
+    _private[version] = target
     return target
 
 
+_private: dict[tuple, Path] = {}
+
+
 def cache_dir() -> Path:
-    """The cache folder (not created): `$NSYS_ANALYTICS_CACHE`, else `~/.cache/nsys-analytics`."""
-    env = os.environ.get("NSYS_ANALYTICS_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "nsys-analytics"
+    """The cache folder (not created): `$NSYS_ANALYTICS_CACHE`, else `~/.cache/nsys-analytics` (cache/folder.py)."""
+    from .cache.folder import cache_dir as folder
+
+    return folder()
 
 
 def cache_file(source: Path, kind: str, suffix: str) -> Path:
-    """The cache folder's file of `kind` for one version of `source`: keyed by its absolute path, size and
-    modification time, so that a changed file gets a new one."""
-    st = source.stat()
-    identity = f"{source.resolve()}\0{st.st_size}\0{st.st_mtime_ns}"
-    digest = hashlib.sha1(identity.encode()).hexdigest()[:16]
-    return cache_dir() / kind / f"{source.stem}-{digest}{suffix}"
+    """The cache folder's file of `kind` for one version of `source`: named by its path and identity
+    (cache/identity.py: its bytes' digest and SQLite's header facts), so that a changed file gets a new one."""
+    from .cache.identity import identity, path_prefix
+
+    return cache_dir() / kind / f"{path_prefix(source)}{identity(source, kind)}{suffix}"
 
 
 def cached_json(source: Path, kind: str, compute: Callable[[], dict]) -> dict:
     """`compute()` for one version of `source`, kept in the cache folder as JSON and read from there next time. A
-    cache folder that cannot be written costs only the computation."""
-    target = cache_file(source, kind, ".json")
+    cache folder that cannot be written costs only the computation; `--no-cache` computes, and keeps nothing."""
+    from .cache.folder import enabled
+    from .cache.memo import recalled
+
+    if not enabled():
+        return compute()
+    return recalled(source, cache_file(source, kind, ".json"), compute, _json_dict, json.dumps, 4096)
+
+
+def _json_dict(text: str) -> dict | None:
     try:
-        return json.loads(target.read_text())
-    except (OSError, ValueError):
-        pass
-    value = compute()
-    try:
-        with _temporary_beside(target) as partial:
-            partial.write_text(json.dumps(value))
-            os.replace(partial, target)
-    except (OSError, ProfileError):
-        pass
-    return value
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 @contextmanager

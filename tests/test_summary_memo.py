@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,15 @@ def test_a_summary_is_read_back_until_the_file_or_the_question_changes(computed,
     mine = data.summarize_file(profile, load_rules([str(rules_file)]), 0, "process", with_hash=False)
     assert computed == ["run.sqlite"] * 3  # other category rules
     assert {k.category for k in mine.kernels if "elementwise" in k.name} == {"matmul"}
-    os.utime(profile, ns=(1, 1))  # the file touched: another identity
+    os.utime(profile, ns=(1, 1))  # the file touched, its bytes unchanged: the same identity, read back
+    data.summarize_file(profile, rules, 0, "process", with_hash=False)
+    assert computed == ["run.sqlite"] * 3
+    st = profile.stat()
+    with sqlite3.connect(profile) as con:  # a kernel's end changed in place, size and mtime put back
+        con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = end + 1000 WHERE rowid = 1")
+    con.close()
+    os.utime(profile, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert profile.stat().st_size == st.st_size
     data.summarize_file(profile, rules, 0, "process", with_hash=False)
     assert computed == ["run.sqlite"] * 4
 

@@ -6,7 +6,8 @@
 A profile's cache is a folder named by its identity (identity.py): a profile that changes or is replaced gets a
 new folder and never reads the old one. Inside, one DuckDB file per raw table and per decoded view (layout.py),
 each built when a first query needs it (build.py), so a command copies only what it reads. Small profiles are
-read directly. See docs/cache.md.
+read directly. A process reading a folder holds its lease (lease.py): eviction and `cache clear` leave it alone.
+See docs/cache.md.
 """
 
 from __future__ import annotations

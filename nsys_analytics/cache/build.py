@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import progress
 from . import layout
-from .identity import stat_key
+from .facts import stat_key
 
 _TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[.wal]
 

@@ -22,10 +22,9 @@ _disabled = False  # set by --no-cache
 
 
 def cache_dir() -> Path:
-    """The cache folder (not created): source.cache_dir(), the one definition."""
-    from ..source import cache_dir as folder
-
-    return folder()
+    """The cache folder (not created): `$NSYS_ANALYTICS_CACHE`, else `~/.cache/nsys-analytics`; the one definition."""
+    env = os.environ.get("NSYS_ANALYTICS_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "nsys-analytics"
 
 
 def columnar_dir() -> Path:

@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 from .folder import cache_dir, max_size, min_size
-from .store import SUFFIX, entries, size_of
+from .facts import facts
+from .store import SUFFIX, entries, size_of, wal_entries, whole
 
 
 def cache_rows() -> tuple[list[str], list[tuple]]:
@@ -22,9 +23,12 @@ def cache_rows() -> tuple[list[str], list[tuple]]:
 
 
 def summary() -> dict:
-    folders = entries()
+    """The folder, its size (the profiles' caches and the WAL copies: what the bound counts) and settings."""
+    folders, copies = entries(), wal_entries()
+    copies_size = sum(size_of(f) for f in copies)
     return {"folder": str(cache_dir()), "profiles": len(folders),
-            "size_mib": round(sum(size_of(f) for f in folders) / 2**20, 1),
+            "size_mib": round((sum(size_of(f) for f in folders) + copies_size) / 2**20, 1),
+            "wal_copies": len(copies), "wal_copies_mib": round(copies_size / 2**20, 1),
             "bound_mib": round(max_size() / 2**20, 1), "min_profile_mib": round(min_size() / 2**20, 1)}
 
 
@@ -49,7 +53,10 @@ def _profile_of(folder: Path) -> str | None:
 
 
 def _status(folder: Path, profile: str | None) -> str:
-    """current: the profile is there and unchanged; changed: it was rewritten or replaced; missing: gone."""
+    """current: the profile is there and unchanged; changed: it was rewritten or replaced; missing: gone; damaged:
+    a part cannot be read whole (its next use builds it again)."""
+    if _damaged(folder):
+        return "damaged"
     if profile is None:
         return "unknown"
     path = Path(profile)
@@ -59,3 +66,44 @@ def _status(folder: Path, profile: str | None) -> str:
     from .layout import salt
 
     return "current" if folder.name == f"{path_prefix(path)}{identity(path, salt())}" else "changed"
+
+
+
+VERIFIED = "verified"  # in a cache folder: {part: its facts when it was last read whole}
+
+
+def _damaged(folder: Path) -> bool:
+    """Whether a part of the folder cannot be read whole. A part read whole before and unchanged since (the same
+    facts: inode, size, mtime, ctime) is not read again: a part is never written once in place, so `cache list` reads
+    each once (about 8 s per GB)."""
+    import json
+
+    try:
+        known = json.loads((folder / VERIFIED).read_text())
+    except (OSError, ValueError):
+        known = {}
+    sound, bad = {}, False
+    for part in sorted(folder.glob(f"*{SUFFIX}")):
+        try:
+            key = facts(part)
+        except OSError:
+            continue
+        if (isinstance(known, dict) and known.get(part.name) == key) or whole(part):
+            sound[part.name] = key
+        else:
+            bad = True
+    if sound != known:
+        _write(folder / VERIFIED, json.dumps(sound))
+    return bad
+
+
+def _write(path: Path, text: str) -> None:
+    """`text` to `path` whole, in a folder that exists (one being removed: nothing is written)."""
+    import os
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)

@@ -29,10 +29,11 @@ def recalled(source: Path, memo: Path, compute: Callable[[], T], load: Callable[
         known = None
     if known is not None:
         return known
-    from .identity import stat_key
+    from .facts import settle, stat_key
 
     before = stat_key(source)
     result = compute()
+    settle(source)  # a change after this check gets another change time, hence another memo
     if stat_key(source) == before:
         text = dump(result)
         if text is not None:
@@ -45,7 +46,7 @@ def remember(memo: Path, text: str, keep: int) -> None:
     written."""
     try:
         memo.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".tmp-", suffix=memo.suffix)
+        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=f".memo.{os.getpid()}.", suffix=f".partial{memo.suffix}")
     except OSError:
         return
     try:
@@ -66,10 +67,10 @@ def _bound(folder: Path, suffix: str, keep: int) -> None:
         old.unlink(missing_ok=True)
 
 
-def forget(prefix: str = "") -> None:
-    """Remove what SUMMARIES remembers of the profiles whose names start with `prefix` (every one: "")."""
+def forget(prefix: str = "", kind: str = SUMMARIES) -> None:
+    """Remove what the folder `kind` remembers of the profiles whose names start with `prefix` (every one: "")."""
     try:
-        found = list((cache_dir() / SUMMARIES).iterdir())
+        found = list((cache_dir() / kind).iterdir())
     except OSError:
         return
     for path in found:

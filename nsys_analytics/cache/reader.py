@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..bad_rows import BadRows
 from . import layout
-from .store import ProfileCache
+from .store import ProfileCache, damaged
 
 
 class CacheReader:
@@ -16,6 +16,7 @@ class CacheReader:
         self.pcache = pcache
         self.decoded = decoded  # False: raw tables only (a profile that keeps some rows of each)
         self.attached: dict[str, str] = {}  # part -> catalog name
+        self.paths: dict = {}  # part -> the file attached
         self.core = False  # the kernel table attached is its core copy (layout.CORE)
 
     def prepare(self, tables, decoded, build: bool = True, whole_kernels: bool = False) -> None:
@@ -32,23 +33,79 @@ class CacheReader:
             self._attach(part, path)
 
     def _attach(self, part: str, path) -> None:
+        import duckdb
+
         from ..database import _quote
 
         alias = f"nsys_cache_{path.name[: -len('.duckdb')]}".replace(".", "_")
-        self.con.execute(f'ATTACH {_quote(str(path))} AS "{alias}" (READ_ONLY)')
+        try:
+            self.con.execute(f'ATTACH {_quote(str(path))} AS "{alias}" (READ_ONLY)')
+        except duckdb.Error as e:
+            if not damaged(e):
+                raise
+            self._rebuild(path, e)
+            self.con.execute(f'ATTACH {_quote(str(path))} AS "{alias}" (READ_ONLY)')
         self.attached[part] = alias
+        self.paths[part] = path
         if part == layout.KERNEL_TABLE:
             self.core = self.pcache.is_core(path)
 
     def whole_kernels(self) -> bool:
-        """Replace an attached core kernel copy by the whole table (copied now); False if there is none."""
+        """Replace an attached core kernel copy by the whole table (copied now), or, where it cannot be copied (a
+        full disk), by nothing: the kernels are then read from the export. False if no core copy was attached."""
         if self.pcache is None or not self.core:
             return False
         found = self.pcache.ensure([layout.KERNEL_TABLE], whole_kernels=True)
-        if layout.KERNEL_TABLE not in found:
-            return False
-        self._attach(layout.KERNEL_TABLE, found[layout.KERNEL_TABLE])
+        if found.get(layout.KERNEL_TABLE) == self.pcache.file(layout.KERNEL_TABLE):
+            self._attach(layout.KERNEL_TABLE, found[layout.KERNEL_TABLE])
+        else:
+            del self.attached[layout.KERNEL_TABLE]
+            self.core = False
         return True
+
+    def heal(self, error: Exception) -> bool:
+        """After a query failed on a damaged cache file (truncated, overwritten, a block whose checksum fails):
+        each attached part that cannot be read whole is removed, built again and attached under its alias, with
+        a one-line note; True if one was, then the query can run again."""
+        if self.pcache is None or not damaged(error):
+            return False
+        healed = False
+        for part, alias in list(self.attached.items()):
+            problem = self._unreadable(alias)
+            if problem is not None:
+                self.con.execute(f'DETACH "{alias}"')
+                self._rebuild(self.paths[part], problem)
+                self._attach(part, self.paths[part])
+                healed = True
+        return healed
+
+    def _unreadable(self, alias: str) -> Exception | None:
+        """The error reading every value of every table of an attached part raises, or None (none does)."""
+        import duckdb
+
+        try:
+            tables = self.con.execute("SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ?",
+                                      [alias]).fetchall()
+            for schema, table in tables:
+                self.con.execute(f'SELECT min(COLUMNS(*)) FROM "{alias}"."{schema}"."{table}"').fetchall()
+        except duckdb.Error as e:
+            return e if damaged(e) else None
+        return None
+
+    def _rebuild(self, path, problem: Exception) -> None:
+        import sys
+
+        self.pcache.drop(path.name[: -len(".duckdb")])
+        note = str(problem).splitlines()[0][:160]
+        print(f"note: the cache of {self.pcache.sqlite_path.name} had a damaged part ({path.name}: {note}); "
+              "built it again", file=sys.stderr)
+        if path.name[: -len(".duckdb")] not in self.pcache.ensure_parts([path.name[: -len(".duckdb")]]):
+            raise problem
+
+    def close(self) -> None:
+        """Release the cache folder's lease (Profile.close)."""
+        if self.pcache is not None:
+            self.pcache.close()
 
     def select(self, name: str) -> str | None:
         """A SELECT of the cached copy of a raw table, or None when it is not attached."""

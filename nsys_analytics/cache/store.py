@@ -15,14 +15,21 @@ import os
 import re
 import shutil
 import sys
+import weakref
 from pathlib import Path
 
 from . import layout
-from .folder import columnar_dir, enabled, max_size, min_size
+from .folder import cache_dir, columnar_dir, enabled, max_size, min_size
 from .identity import path_prefix
-from .memo import forget
+from .lease import LEASE, Lease, hold, unused
+from .memo import SUMMARIES, forget
 
 SUFFIX = ".duckdb"
+WAL_COPIES = "wal-copies"  # source.py: a folder per WAL-mode export's version, with its lease
+KERNEL_CHECKS = "kernel-checks"  # the kernel rows' checks of profiles read directly (Profile._valid_kernels)
+# What DuckDB says of a cache file that is not whole: overwritten, truncated, or a block whose checksum fails.
+_DAMAGED = re.compile(r"not a valid DuckDB database file|Corrupt database file|checksum|Could not read enough bytes"
+                      r"|database file .* is corrupt|No more data remaining", re.IGNORECASE)
 _DAMAGE = re.compile(r"malformed|not a database|disk I/O error|SQLite", re.IGNORECASE)
 
 
@@ -34,15 +41,48 @@ class ProfileCache:
         self.raw_columns = raw_columns
         self.folder = folder
         self.broken = False  # a build failed: read the export directly from now on
+        self.lease: Lease | None = None  # held from the first use on: eviction leaves the folder alone
+        self._fresh = False  # this process made the folder: the folders of older versions go at its first build
 
     def file(self, name: str) -> Path:
         return self.folder / f"{name}{SUFFIX}"
+
+    def use(self) -> bool:
+        """Take this folder's lease (made if missing) unless held already; False where it cannot be had."""
+        if self.lease is None and not self.broken:
+            self._fresh = not self.folder.exists()
+            self.lease = hold(self.folder / LEASE)
+            if self.lease is None:
+                self.broken = True
+            else:
+                weakref.finalize(self, self.lease.release)
+        return self.lease is not None
+
+    def close(self) -> None:
+        """Release the lease (the files attached stay readable: an evictor can remove them from now on)."""
+        if self.lease is not None:
+            self.lease.release()
+
+    def _drop_damaged(self) -> bool:
+        """Remove the parts that cannot be read whole, with a note; True if there was one."""
+        dropped = [f for f in self.folder.glob(f"*{SUFFIX}") if not whole(f)]
+        for f in dropped:
+            f.unlink(missing_ok=True)
+            print(f"note: the cache of {self.sqlite_path.name} had a damaged part ({f.name}); building it again",
+                  file=sys.stderr)
+        return bool(dropped)
+
+    def drop(self, name: str) -> None:
+        """Remove a damaged part (its next use builds it again)."""
+        self.file(name).unlink(missing_ok=True)
 
     def ensure(self, names, whole_kernels: bool = False) -> dict[str, Path]:
         """The cache files of these raw tables and decoded views, built first where missing (those that could
         not be built are left out: read them from the export). The kernel table's file is its core copy
         (layout.CORE) unless the whole table is cached already or `whole_kernels` asks for it."""
         found = {}
+        if not names or not self.use():  # nothing asked: no folder made for it
+            return found
         for name in names:
             part = name
             if name == layout.KERNEL_TABLE and not whole_kernels and not self.file(name).exists():
@@ -53,13 +93,16 @@ class ProfileCache:
                 found[name] = self.file(part)
         return found
 
+    def ensure_parts(self, parts) -> list[str]:
+        """Build these part files (named as their files are) where missing; return those that are there."""
+        return [p for p in parts if self.use() and not self.broken and (self.file(p).exists() or self._build(p))]
+
     def is_core(self, path: Path) -> bool:
         return path == self.file(layout.CORE)
 
-    def _build(self, name: str) -> bool:
+    def _build(self, name: str, again: bool = True) -> bool:
         from .build import build_table
 
-        new_folder = not self.folder.exists()
         try:
             if name in layout.MATERIALIZED:
                 import duckdb
@@ -82,13 +125,16 @@ class ProfileCache:
 
             if not isinstance(e, (OSError, duckdb.Error)):
                 raise
+            if again and damaged(e) and self._drop_damaged():  # a part it read was damaged: built anew first
+                return self._build(name, again=False)
             self.broken = True
             if not _DAMAGE.search(str(e)):  # a damaged profile: the direct read reports it, as without a cache
                 print(f"note: cannot cache {self.sqlite_path.name} ({str(e).splitlines()[0]}); reading it "
                       "directly", file=sys.stderr)
             return False
-        if new_folder:
-            _forget_older(self.folder)
+        if self._fresh:
+            self._fresh = False
+            forget_older(self.folder)
         evict(keep=self.folder)
         return self.file(name).exists()
 
@@ -124,12 +170,29 @@ def for_profile(sqlite_path: Path, raw_columns: dict[str, set[str]]) -> ProfileC
     return ProfileCache(sqlite_path, raw_columns, folder)
 
 
-def _forget_older(folder: Path) -> None:
+def forget_older(folder: Path) -> None:
     """Remove the caches of what this path held before (a changed or replaced profile)."""
     prefix = folder.name[: folder.name.rfind("-") + 1]
     for old in folder.parent.glob(f"{glob_escape(prefix)}*"):
         if old != folder and old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
+            remove(old)
+
+
+def remove(folder: Path) -> bool:
+    """Remove a cache folder (a profile's, or a WAL copy's with the profile caches made from it) unless a process
+    holds its lease; False if one does."""
+    with unused(folder / LEASE) as free:
+        if free:
+            shutil.rmtree(folder, ignore_errors=True)
+    if free and folder.parent.name == WAL_COPIES:
+        for copy_caches in columnar_dir().glob(f"{glob_escape(path_prefix(folder / _copy_name(folder)))}*"):
+            remove(copy_caches)
+    return free
+
+
+def _copy_name(folder: Path) -> str:
+    """The WAL copy's file name in its folder (`<stem>.sqlite`, the folder being `<stem>-<path hash>-<identity>`)."""
+    return f"{folder.name.rsplit('-', 2)[0]}.sqlite"
 
 
 def glob_escape(text: str) -> str:
@@ -146,7 +209,15 @@ def _touch(path: Path) -> None:
 
 def entries() -> list[Path]:
     """Profile cache folders, least recently used first."""
-    root = columnar_dir()
+    return _folders(columnar_dir())
+
+
+def wal_entries() -> list[Path]:
+    """The folders of WAL-mode exports' copies (source.py), least recently used first."""
+    return _folders(cache_dir() / WAL_COPIES)
+
+
+def _folders(root: Path) -> list[Path]:
     if not root.is_dir():
         return []
     found = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != "duckdb-tmp"]
@@ -173,32 +244,62 @@ def _mtime(p: Path) -> float:
 def evict(keep: Path | None = None, bound: int | None = None) -> list[Path]:
     """Remove the least recently used caches until the folder is under its size bound; return what went."""
     bound = max_size() if bound is None else bound
-    folders = entries()
+    folders = sorted([*entries(), *wal_entries()], key=_mtime)
     sizes = {f: size_of(f) for f in folders}
     total = sum(sizes.values())
     removed = []
     for f in folders:
         if total <= bound:
             break
-        if f == keep:
+        if f == keep or not f.exists() or not remove(f):  # gone with its WAL copy, or in use: kept
             continue
         total -= sizes[f]
-        shutil.rmtree(f, ignore_errors=True)
         removed.append(f)
     return removed
 
 
-def clear(sqlite_path: Path | None = None) -> list[Path]:
-    """Remove every cache (or those of one profile path), what killed builds left and the results remembered
-    beside the caches (memo.py); return the cache folders that went."""
+def clear(sqlite_path: Path | None = None) -> tuple[list[Path], list[Path]]:
+    """Remove every cache and WAL copy (or those of one profile path), what killed builds and copies left and the
+    results remembered beside the caches (memo.py); return (the folders that went, those kept: in use)."""
     from .build import remove_orphans
+    from .orphans import remove_partials
 
-    folders = entries()
     prefix = path_prefix(sqlite_path) if sqlite_path is not None else ""
-    folders = [f for f in folders if f.name.startswith(prefix)]
-    for f in folders:
-        shutil.rmtree(f, ignore_errors=True)
-    for f in entries():
+    removed, kept = [], []
+    for f in [*wal_entries(), *entries()]:  # a WAL copy first: the caches made from it go with it
+        if f.name.startswith(prefix) and f.exists():
+            (removed if remove(f) else kept).append(f)
+    for f in [*entries(), *wal_entries()]:
         remove_orphans(f)
-    forget(prefix)
-    return folders
+        remove_partials(f)
+    for kind in (WAL_COPIES, "exports", "digests", SUMMARIES, KERNEL_CHECKS):
+        remove_partials(cache_dir() / kind)  # killed copies, exports and memo writes
+    if not prefix:  # WAL copies of an earlier release (files, not folders): nothing reads them any more
+        for old in (cache_dir() / WAL_COPIES).glob("*.sqlite"):
+            old.unlink(missing_ok=True)
+    for kind in (SUMMARIES, KERNEL_CHECKS):
+        forget(prefix, kind)
+    return removed, kept
+
+
+def damaged(error: Exception) -> bool:
+    """Whether DuckDB's error says a cache file is not whole."""
+    return bool(_DAMAGED.search(str(error)))
+
+
+def whole(part: Path) -> bool:
+    """Whether every value of every table of a part can be read (DuckDB checks each block's checksum)."""
+    import duckdb
+
+    try:
+        con = duckdb.connect(str(part), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        for schema, table in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall():
+            con.execute(f'SELECT min(COLUMNS(*)) FROM "{schema}"."{table}"').fetchall()
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+    return True

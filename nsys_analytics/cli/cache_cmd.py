@@ -49,8 +49,10 @@ def info_command(fmt, output):
 @command.command("clear")
 @click.argument("profile", required=False, type=click.Path(path_type=Path))
 def clear_command(profile):
-    """Remove every cache, or those of PROFILE."""
+    """Remove every cache and WAL copy, or those of PROFILE (what another command is reading stays)."""
     from .. import cache
 
-    removed = cache.clear(profile.expanduser() if profile else None)
-    click.echo(f"removed {len(removed)} cache{'s' if len(removed) != 1 else ''} from {cache.cache_dir()}", err=True)
+    removed, kept = cache.clear(profile.expanduser() if profile else None)
+    in_use = f"; {len(kept)} in use by another command, kept" if kept else ""
+    click.echo(f"removed {len(removed)} cache{'s' if len(removed) != 1 else ''} from {cache.cache_dir()}{in_use}",
+               err=True)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -78,8 +80,10 @@ def replacing(path: Path) -> Iterator[Path]:
     if target.exists() and not target.is_file():  # /dev/null, a FIFO, a terminal: written to, never replaced
         yield target
         return
+    remove_killed(target.parent)
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=f".partial{target.suffix}", dir=target.parent)
+        fd, name = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=f".partial{target.suffix}",
+                                    dir=target.parent)
     except OSError as e:
         raise UsageError(f"{path}: cannot be written ({e.strerror}); write elsewhere") from None
     os.close(fd)
@@ -97,6 +101,25 @@ def replacing(path: Path) -> Iterator[Path]:
 
 
 _partials: set[Path] = set()
+# `replacing`'s temporary files: `.<stem>.<pid>.<8 random characters of mkstemp>.partial<suffix>`
+_PARTIAL = re.compile(r"^\..*\.(\d+)\.[a-z0-9_]{8}\.partial(\.[^.]*)?$")
+GRACE_S = 15 * 60  # a temporary file written to this recently is left, whatever its process (another machine's?)
+
+
+def remove_killed(folder: Path) -> None:
+    """Remove the temporary files that writers killed at once (SIGKILL) left in `folder`: only names of our own
+    pattern, whose process is gone and that were last written more than GRACE_S ago."""
+    from ..cache.orphans import pid_alive
+
+    now = time.time()
+    for path in folder.glob(".*.partial*"):
+        m = _PARTIAL.match(path.name)
+        try:
+            old = now - path.lstat().st_mtime > GRACE_S
+        except OSError:
+            continue
+        if m and old and path.is_file() and not path.is_symlink() and not pid_alive(int(m.group(1))):
+            path.unlink(missing_ok=True)
 
 
 def partial_files() -> list[Path]:
