@@ -1,5 +1,5 @@
-"""The 2-GPU DDP fixtures: the straggler verdicts, the waits checked by hand from the raw tables, and the combined
-and per-rank tables against `nsys recipe` (cell for cell where the recipe is exact)."""
+"""The 2-GPU DDP fixtures: the straggler verdicts, the waits and NCCL message sizes checked by hand from the raw
+tables, and the step detector. (Their combined and per-rank tables against `nsys recipe`: tests/test_ranks_recipes.py.)"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from nsys_analytics.engine import Sequential
 from nsys_analytics.profile_set import ProfileSet
 from nsys_analytics.ranks.sets import ranks_report
 
-from .conftest import ORACLE, RANKS, rank_files
+from .conftest import RANKS, rank_files
 
 pytestmark = pytest.mark.skipif(not (RANKS / "ddp_straggler").is_dir(), reason="the DDP fixtures are absent")
 STRAGGLER = rank_files("ddp_straggler") if (RANKS / "ddp_straggler").is_dir() else ()
@@ -112,159 +112,6 @@ def test_waits_by_hand_on_the_fixture(straggler):
             assert coll.loc[(rank, name, k), "wait_ns"] == expected
             checked += 1
     assert checked >= 10
-
-
-def _recipe_csv(run: str, recipe: str, table: str):
-    folder = ORACLE / f"{run}_recipes"
-    found = sorted(folder.glob(f"{recipe}*{table}*.csv"))
-    if not found:
-        pytest.skip(f"no {recipe} {table} CSV in {folder}")
-    return found[0]
-
-
-def _columns(header: list[str]) -> dict[str, int]:
-    """The recipe's columns we compare, by meaning: total, instances, avg, min, max, name (and rank)."""
-    wanted = {}
-    for i, h in enumerate(header):
-        low = h.lower()
-        for key, needles in (("total", ("total time", "total")), ("instances", ("instances", "count", "num")),
-                             ("avg", ("avg", "mean")), ("min", ("min",)), ("max", ("max",)),
-                             ("name", ("name", "range")), ("rank", ("rank",))):
-            if key not in wanted and any(low.startswith(n) for n in needles):
-                wanted[key] = i
-    return wanted
-
-
-def _compare(ours: dict, theirs_csv, key_columns=("name",), ranked=False) -> int:
-    """Every exact cell (instances, total, avg, min, max) of the recipe's table equals ours; returns the number
-    of cells compared."""
-    import csv
-
-    with open(theirs_csv, newline="") as f:
-        rows = list(csv.reader(f))
-    cols = _columns(rows[0])
-    cells = 0
-    for row in rows[1:]:
-        key = tuple(row[cols[k]] for k in (("rank",) if ranked else ()) + key_columns)
-        mine = ours[key]
-        for field in ("instances", "total", "min", "max"):
-            if field in cols:
-                assert int(float(row[cols[field]])) == mine[field], (key, field)
-                cells += 1
-        if "avg" in cols:
-            assert abs(float(row[cols["avg"]]) - mine["avg"]) <= 0.051, (key, "avg")
-            cells += 1
-    return cells
-
-
-def _strip_domain(name: str) -> str:
-    return name.split(":", 1)[1] if ":" in name else name
-
-
-def _ours(result, key_index=-1, ranked=False, strip=False):
-    """{key: {instances, total, avg, min, max}} of one of our tables (combined, or per rank with ranked)."""
-    cols = result.columns
-    out = {}
-    for row in result.rows:
-        r = dict(zip(cols, row))
-        name = row[key_index]
-        name = _strip_domain(name) if strip else name
-        key = ((str(r["rank"]),) if ranked else ()) + (name,)
-        out[key] = {"instances": r.get("instances", r.get("range_instances")),
-                    "total": r.get("total_time_ns", r.get("total_proj_time_ns")),
-                    "avg": r.get("avg_ns", r.get("proj_avg_ns")), "min": r.get("min_ns", r.get("proj_min_ns")),
-                    "max": r.get("max_ns", r.get("proj_max_ns")), "std": r.get("stddev_ns", r.get("proj_stddev_ns")),
-                    "med": r.get("med_ns", r.get("proj_med_ns"))}
-    return out
-
-
-def _check_recipe(ours_all, ours_ranks, run, recipe) -> int:
-    import csv
-
-    cells = 0
-    for table, mine, ranked in (("all_stats", ours_all, False), ("rank_stats", ours_ranks, True)):
-        with open(_recipe_csv(run, recipe, table), newline="") as f:
-            rows = list(csv.DictReader(f))
-        assert rows
-        for row in rows:
-            key = ((row["Rank"],) if ranked else ()) + (row.get("Name") or row["Text"],)
-            m = mine[key]
-            for field, ours_key in (("Count", "instances"), ("Sum", "total"), ("Min", "min"), ("Max", "max")):
-                assert int(float(row[field])) == m[ours_key], (recipe, table, key, field)
-            # the exact mean (Sum / Count) within the recipe's rounding to one decimal
-            assert abs(float(row["Mean"]) - m["total"] / m["instances"]) <= 0.05 + 1e-9, (recipe, table, key)
-            cells += 5
-            if ranked:  # per rank the recipe's median and standard deviation are exact too
-                # both rounded to one decimal (ours half up as nsys stats, the recipe's half to even)
-                assert abs(float(row["Median"]) - m["med"]) <= 0.1 + 1e-9, (recipe, table, key, "Median")
-                if row["Std"]:
-                    assert abs(float(row["Std"]) - m["std"]) <= 0.1 + 1e-9, (recipe, table, key, "Std")
-                    cells += 1
-                cells += 1
-    return cells
-
-
-@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
-def test_kernels_equal_the_cuda_gpu_kern_sum_recipe(run):
-    from nsys_analytics.filters import KernelFilter
-    from nsys_analytics.ranks.sets import kernel_summary_set
-
-    pset = ProfileSet([str(p) for p in rank_files(run)], engine=Sequential())
-    result = kernel_summary_set(pset, KernelFilter(name_kind="short"))  # the recipe prints short names
-    cells = _check_recipe(_ours(result.combined), _ours(result.ranks, ranked=True), run, "cuda_gpu_kern_sum")
-    assert cells > 200
-
-
-@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
-def test_nvtx_equals_the_nvtx_sum_recipe(run):
-    from nsys_analytics.ranks.nvtx import nvtx_sum_set
-
-    result = nvtx_sum_set(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
-    cells = _check_recipe(_ours(result.combined, strip=True), _ours(result.ranks, ranked=True, strip=True), run,
-                          "nvtx_sum")
-    assert cells > 100
-
-
-@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
-def test_nccl_equals_the_nccl_sum_recipe(run):
-    from nsys_analytics.ranks.sets import nccl_sum_set
-
-    result = nccl_sum_set(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
-    cells = _check_recipe(_ours(result.combined), _ours(result.ranks, ranked=True), run, "nccl_sum")
-    assert cells > 50
-
-
-@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
-def test_nvtx_gpu_equals_the_nvtx_gpu_proj_sum_recipe(run):
-    from nsys_analytics.ranks.nvtx import nvtx_gpu_set
-
-    result = nvtx_gpu_set(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
-    ours_all = _ours(result.combined, key_index=0, strip=True)
-    ours_ranks = _ours(result.ranks, key_index=1, ranked=True, strip=True)
-    cells = _check_recipe(ours_all, ours_ranks, run, "nvtx_gpu_proj_sum")
-    assert cells > 100
-
-
-@pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
-def test_nccl_overlap_equals_the_nccl_gpu_overlap_trace_recipe(run):
-    """Each NCCL kernel's time beside compute kernels: the recipe's `Compute Overlap` is that time as a % of the
-    kernel's duration (one decimal)."""
-    import pandas as pd
-
-    from nsys_analytics.ranks.sets import nccl_frame
-
-    pset = ProfileSet([str(p) for p in rank_files(run)], engine=Sequential())
-    ours = nccl_frame(pset)
-    offset = {m.rank: m.clock_offset_ns for m in pset.members}  # the recipe shows each file's own clock
-    ours = ours.assign(start_ns=ours["start_ns"] - ours["rank"].map(offset),
-                       end_ns=ours["end_ns"] - ours["rank"].map(offset))
-    recipe = pd.read_csv(_recipe_csv(run, "nccl_gpu_overlap_trace", "rank_trace"))
-    recipe = recipe[recipe["Name"].str.startswith("nccl")]
-    m = ours.merge(recipe, left_on=["rank", "start_ns", "end_ns"], right_on=["Rank", "Start", "End"])
-    assert len(m) == len(ours) == len(recipe) > 100
-    pct = m["overlap_ns"] * 100.0 / m["duration_ns"]
-    assert ((pct - m["Compute Overlap"]).abs() <= 0.05 + 1e-9).all()
-    assert (m["Compute Overlap"] > 0).sum() > 10
 
 
 def _nccl_call_sizes(path) -> list[tuple[int, int, str, int]]:
