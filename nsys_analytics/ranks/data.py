@@ -114,8 +114,9 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame):
         parent = paths.parents(s, e)
         range_step, range_path = paths.step_paths(s, e, r["name"].to_numpy(), parent, st)
         inner = paths.innermost(s, e, parent, launch)
-        path = np.array([range_path[i] if i >= 0 and range_step[i] == a else ""
-                         for i, a in zip(inner, at)], dtype=object) if len(launch) else np.array([], dtype=object)
+        names = np.array([*range_path, ""], dtype=object)  # the last: no range of the kernel's step
+        placed = (inner >= 0) & (np.append(range_step, -2)[inner] == at)
+        path = names[np.where(placed, inner, len(range_path))]
         k.loc[mine, "step"] = np.where(in_step, st["step"].to_numpy()[np.clip(at, 0, None)], -1)
         k.loc[mine, "path"] = np.where(in_step, path, "")
     compute = k[~k["is_comm"].astype(bool)]
