@@ -81,6 +81,8 @@ class CollectiveMatcher:
                            "start_ns": o["start_ns"].to_numpy(dtype=np.int64),
                            "end_ns": o["end_ns"].to_numpy(dtype=np.int64),
                            "stream": o["stream"].to_numpy(dtype=np.int64),
+                           "overlap_ns": (o["overlap_ns"].to_numpy(dtype=np.int64) if "overlap_ns" in o
+                                          else np.zeros(len(o), dtype=np.int64)),
                            "step": (o["step"].to_numpy(dtype=np.int64) if "step" in o
                                     else np.full(len(o), -1, dtype=np.int64)),
                            "path": np.array([self.paths.setdefault(x, len(self.paths)) for x in path],
@@ -137,7 +139,7 @@ class CollectiveMatcher:
             "rank": a["rank"], "name": pd.Categorical.from_codes(a["code"], categories=names),
             "op": pd.Categorical.from_codes(op_codes.codes[a["code"]], categories=op_codes.categories),
             "ordinal": a["ordinal"], "start_ns": a["start_ns"], "end_ns": a["end_ns"], "stream": a["stream"],
-            "duration_ns": duration, "arrival_last_ns": arrival, "wait_ns": early,
+            "duration_ns": duration, "overlap_ns": a["overlap_ns"], "arrival_last_ns": arrival, "wait_ns": early,
             "last_rank": last_rank[inverse], "step": a["step"],
             "path": pd.Categorical.from_codes(a["path"], categories=list(self.paths) or [""])}, copy=False)
         return out, notes
@@ -215,13 +217,13 @@ def _steady_steps(steps: pd.DataFrame) -> tuple[list[int], str | None]:
                   f"{', '.join(map(str, left))} left out as warm-up")
 
 
-PHASE_COLUMNS = ["rank", "phase", "depth", "cpu_ns", "compute_ns", "comm_ns", "wait_ns"]
+PHASE_COLUMNS = ["rank", "phase", "depth", "cpu_ns", "compute_ns", "comm_ns", "overlap_ns", "wait_ns"]
 
 
 def _phases_table(timelines, coll: pd.DataFrame, steady: list[int]) -> pd.DataFrame:
     """Per rank and range path inside the step (every depth), means per steady step: the CPU time of the top-level
     phases (step_phases.sql), the compute time of the kernels launched inside the range, and the NCCL kernels'
-    time, overlap with compute and waiting (module docstring)."""
+    time, the part of it beside compute kernels, and the longest hold (module docstring)."""
     if not steady:
         return pd.DataFrame(columns=PHASE_COLUMNS)
     n = len(steady)
@@ -242,16 +244,18 @@ def _phases_table(timelines, coll: pd.DataFrame, steady: list[int]) -> pd.DataFr
     if len(coll):
         c = coll[coll["step"].isin(steady) & (coll["path"].astype(str) != "")]
         longest: dict[tuple, float] = {}  # (rank, step, range) -> the longest hold of its collectives
-        for rank, step, path, d, h in zip(c["rank"], c["step"], c["path"].astype(str), c["duration_ns"],
-                                          c["wait_ns"]):
+        for rank, step, path, d, o, h in zip(c["rank"], c["step"], c["path"].astype(str), c["duration_ns"],
+                                             c["overlap_ns"], c["wait_ns"]):
             for prefix in paths_mod.prefixes(path):
                 add(rank, prefix, "comm_ns", float(d))
+                add(rank, prefix, "overlap_ns", float(o))
                 key = (rank, step, prefix)
                 longest[key] = max(longest.get(key, 0.0), float(h))
         for (rank, _step, prefix), h in longest.items():
             add(rank, prefix, "wait_ns", h)
     out = pd.DataFrame([(r, p, p.count(paths_mod.SEP) + 1, v.get("cpu_ns", np.nan), v.get("compute_ns", 0.0),
-                         v.get("comm_ns", 0.0), v.get("wait_ns", 0.0)) for (r, p), v in rows.items()],
+                         v.get("comm_ns", 0.0), v.get("overlap_ns", 0.0), v.get("wait_ns", 0.0))
+                        for (r, p), v in rows.items()],
                        columns=PHASE_COLUMNS)
     return out.sort_values(["depth", "phase", "rank"], ignore_index=True)
 
@@ -359,4 +363,4 @@ def _finding(severity: str, message: str, **figures) -> dict:
 
 def _empty_collectives() -> pd.DataFrame:
     return pd.DataFrame(columns=["rank", "name", "op", "ordinal", "start_ns", "end_ns", "stream", "duration_ns",
-                                 "arrival_last_ns", "wait_ns", "last_rank", "step", "path"])
+                                 "overlap_ns", "arrival_last_ns", "wait_ns", "last_rank", "step", "path"])

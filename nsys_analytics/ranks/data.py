@@ -141,6 +141,7 @@ def _slim(ops: pd.DataFrame) -> pd.DataFrame:
     """What the cross-rank matching needs of the NCCL kernels, names as categories: a rank may have tens of
     thousands, and the parent holds every rank's."""
     out = ops[["start_ns", "end_ns", "name", "op", "stream"]].copy()
+    out["overlap_ns"] = ops["overlap_ns"].to_numpy() if "overlap_ns" in ops else 0
     out["step"] = ops["step"].to_numpy() if "step" in ops else -1
     out["path"] = ops["path"].to_numpy() if "path" in ops else ""
     for c in ("name", "op", "path"):

@@ -45,7 +45,7 @@ def _phase_table(report) -> Result:
     kernels launched inside, NCCL time and waiting. Ranges down to PHASE_DEPTH, and the path the verdict names with
     its ancestors; the order: each phase followed by its children, by the largest compute time."""
     p = report.phases
-    columns = ["phase", "rank", "cpu_ms", "gpu_compute_ms", "nccl_ms", "wait_ms"]
+    columns = ["phase", "rank", "cpu_ms", "gpu_compute_ms", "nccl_ms", "nccl_beside_compute_ms", "wait_ms"]
     if p.empty:
         return Result(columns, [])
     named = {f.get("phase") for f in report.findings if f.get("phase")}
@@ -58,7 +58,7 @@ def _phase_table(report) -> Result:
     for r in shown.sort_values(["phase", "rank"]).itertuples(index=False):
         rows.append((r.phase, _plain(r.rank), None if pd.isna(r.cpu_ns) else round(float(r.cpu_ns) / MS, 3),
                      round(float(r.compute_ns) / MS, 3), round(float(r.comm_ns) / MS, 3),
-                     round(float(r.wait_ns) / MS, 3)))
+                     round(float(r.overlap_ns) / MS, 3), round(float(r.wait_ns) / MS, 3)))
     return Result(columns, sorted(rows, key=lambda row: (rank_of[row[0]], row[1])))
 
 
