@@ -163,7 +163,7 @@ findings = Table(
     Column("fix", Text, nullable=False),
 )
 
-step_stats = Table(  # per step instance figures (sql/catalog/step_metrics.sql); runs added before version 2 have none
+step_stats = Table(  # per-step figures (catalog/steps.py); runs added before version 2 have none
     "step_stats", metadata,
     _run_id(),
     Column("rank", Integer, primary_key=True),
