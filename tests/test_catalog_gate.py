@@ -53,6 +53,16 @@ def per_step_reference(path) -> tuple[list[int], list[int]]:
     return [kernel_ns[i] for i in range(len(steps))], [_union(intervals[i]) for i in range(len(steps))]
 
 
+def _step_processes(path) -> list[int]:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    names = dict(con.execute("SELECT id, value FROM StringIds"))
+    pids = [tid >> 24 for tid, text, text_id in con.execute(
+        "SELECT globalTid, text, textId FROM NVTX_EVENTS WHERE eventType IN (59, 60)")
+        if re.fullmatch(r"step_\d+", text or names.get(text_id, ""))]
+    con.close()
+    return pids
+
+
 def _union(intervals: list[tuple[int, int]]) -> int:
     total, reach = 0, None
     for s, e in sorted(intervals):
@@ -189,3 +199,30 @@ def test_per_step_figures_are_remembered_for_the_files_content(tmp_path, cache_f
     copy.write_bytes(TRAIN.read_bytes() + b"\0")  # new content, new identity: computed again
     add(copy, "branch=main", db=str(tmp_path / "c.db"))
     assert len(computed) == 2
+
+
+def _stored(path, metric: str) -> list[tuple]:
+    with sqlite3.connect(path) as con:
+        return con.execute("SELECT rank, instances, total_ns FROM step_stats WHERE metric = ? ORDER BY rank",
+                           (metric,)).fetchall()
+
+
+def test_per_step_figures_of_ranks_and_of_a_report_of_several_processes(tmp_path):
+    """Two ranks added as one run (one row per rank), and one report holding both processes of a DDP launch (each
+    process's operations placed in its own steps): totals equal to the brute-force reference."""
+    from .conftest import rank_files
+
+    db = tmp_path / "runs.db"
+    straggler = rank_files("ddp_straggler")
+    result = CliRunner().invoke(cli, ["runs", "add", *map(str, straggler), "--ranks", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    refs = [per_step_reference(p) for p in straggler]
+    assert _stored(db, "kernels") == [(r, len(k), sum(k)) for r, (k, _) in enumerate(refs)]
+    assert _stored(db, "gpu") == [(r, len(b), sum(b)) for r, (_, b) in enumerate(refs)]
+    [whole] = rank_files("ddp_whole")
+    add(whole, "branch=main", db=str(db))
+    kernels, busy = per_step_reference(whole)
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT metric, instances, total_ns FROM step_stats WHERE run_id = 2 ORDER BY metric")
+        assert rows.fetchall() == [("gpu", len(busy), sum(busy)), ("kernels", len(kernels), sum(kernels))]
+    assert len({p for p in _step_processes(whole)}) == 2 and len(kernels) == 12
