@@ -226,3 +226,42 @@ def test_per_step_figures_of_ranks_and_of_a_report_of_several_processes(tmp_path
         rows = con.execute("SELECT metric, instances, total_ns FROM step_stats WHERE run_id = 2 ORDER BY metric")
         assert rows.fetchall() == [("gpu", len(busy), sum(busy)), ("kernels", len(kernels), sum(kernels))]
     assert len({p for p in _step_processes(whole)}) == 2 and len(kernels) == 12
+
+
+def _exact_p(base: list[int], new: list[int]) -> float:
+    """Two-sided exact Mann-Whitney p by enumerating every split of the pooled values (no ties here)."""
+    from itertools import combinations
+
+    pooled = base + new
+
+    def u(side):
+        return sum(1 for x in side for y in pooled if y not in side and x > y)
+
+    observed = u(new)
+    counts = [u([pooled[i] for i in c]) for c in combinations(range(len(pooled)), len(new))]
+    low = sum(c <= observed for c in counts) / len(counts)
+    high = sum(c >= observed for c in counts) / len(counts)
+    return min(1.0, 2 * min(low, high))
+
+
+def test_with_six_steps_a_side_the_rank_test_decides(tmp_path):
+    """Six steps against six: the exact rank test can speak (p >= 2/924 otherwise). A faster rank pair within
+    noise passes even at --max-regression 0; the straggler's slower GPU steps fail beyond noise."""
+    from .conftest import rank_files
+
+    db = str(tmp_path / "runs.db")
+    balanced0, balanced1 = rank_files("ddp_balanced")
+    straggler0 = rank_files("ddp_straggler")[0]
+    add(balanced1, "branch=main", db=db)
+    base, new = per_step_reference(balanced1)[0], per_step_reference(balanced0)[0]
+    assert len(set(base + new)) == 12 and _mean(new) > _mean(base)  # no ties; the new side's mean is higher
+    p = _exact_p(base, new)
+    assert p > 0.05
+    code, line = gate(balanced0, "--baseline", "1", "--metric", "kernels", "--max-regression", "0", db=db)
+    assert code == 0 and "over 0 % but within noise" in line and f"p = {p:.2g}, exact" in line, line
+    busy_base, busy_new = per_step_reference(balanced1)[1], per_step_reference(straggler0)[1]
+    p = _exact_p(busy_base, busy_new)
+    assert p == pytest.approx(2 / 924)  # every straggler step is slower
+    code, line = gate(straggler0, "--baseline", "1", "--metric", "gpu", db=db)
+    assert code == 4 and f"p = {p:.2g}, exact Mann-Whitney U: beyond noise" in line, line
+    assert _change_of(line) == pytest.approx(100 * (_mean(busy_new) / _mean(busy_base) - 1), abs=0.051)

@@ -90,9 +90,14 @@ def _having(catalog: Catalog, kind: str, name: str | None, run_ids: list[int]) -
 
 
 def no_baseline(baseline: str, new: NewSide, kind: str, name: str | None) -> GateDecision:
-    what = "" if kind == "step" else f" with range {name}" if kind == "range" else f" with {LABELS[kind].lower()} stored"
-    return GateDecision(False, f"PASS (no earlier baseline: no run tagged {baseline} before {new.name}{what}; "
-                               f"nothing to compare)")
+    return GateDecision(False, f"PASS (no earlier baseline: no run tagged {baseline} before {new.name}"
+                               f"{_having_what(kind, name)}; nothing to compare)")
+
+
+def _having_what(kind: str, name: str | None) -> str:
+    if kind == "step":
+        return ""
+    return f" with range {name}" if kind == "range" else f" with {LABELS[kind].lower()} stored"
 
 
 def new_figures(catalog: Catalog, kind: str, name: str | None, new: NewSide) -> Stat | None:
@@ -165,15 +170,21 @@ def decide(kind: str, name: str | None, scope: str | None, base: Stat, new: Stat
     why = (f"regression {change:+.1f} % > {threshold:g} %" if failed else
            f"{change:+.1f} % within the {threshold:g} % budget" if change <= threshold else
            f"{change:+.1f} % over {threshold:g} % but within noise")
-    if beyond is None:
-        noise = (f"too few instances for the noise test: p >= {test.min_p:.2g} whatever the values, "
-                 f"so the threshold alone decides" if test else "no instances")
-    else:
-        noise = f"p = {test.p_value:.2g}, {test.method} Mann-Whitney U: {'beyond' if beyond else 'within'} noise"
+    noise = _noise(test, beyond)
     what = f"{_label(kind, name)} ({scope}, mean of {base.instances} vs {new.instances})" if kind != "range" else \
         f"{_label(kind, name)} (mean of {base.instances} vs {new.instances} instances)"
     text = f"{what} {base.avg_ns / 1e6:.3f} ms -> {new.avg_ns / 1e6:.3f} ms ({change:+.1f} %, {noise})."
     return GateDecision(failed, f"{'FAIL' if failed else 'PASS'} ({why}; {new_name} vs run {base_id}): {text}")
+
+
+def _noise(test, beyond: bool | None) -> str:
+    """What the rank test said (RankTest or None when a side has no instances)."""
+    if beyond is not None:
+        return f"p = {test.p_value:.2g}, {test.method} Mann-Whitney U: {'beyond' if beyond else 'within'} noise"
+    if test is None:
+        return "no instances"
+    return f"too few instances for the noise test: p >= {test.min_p:.2g} whatever the values, so the threshold " \
+           "alone decides"
 
 
 def _label(kind: str, name: str | None) -> str:

@@ -1,8 +1,8 @@
 """What a synchronization call costs the GPU: not the time the CPU was blocked (the GPU is busy then, finishing the
 work it was given) but the time the GPU sits idle from the call's start to the first GPU operation after it returned,
-at most the call's duration (sql/diagnose/sync_idle.sql). cuda_api_sync's finding is ranked by that idle time, and is a warning only when it is
-at least IDLE_WARNING_PCT of the GPU span: a timed loop that synchronizes once per step while the GPU is busy costs
-the GPU a few microseconds a step, and is then information, not the top warning."""
+at most the call's duration (sql/diagnose/sync_idle.sql). cuda_api_sync's finding is ranked by that idle time, and
+is a warning only when it is at least IDLE_WARNING_PCT of the GPU span: a timed loop that synchronizes once per step
+while the GPU is busy costs the GPU a few microseconds a step, and is then information, not the top warning."""
 
 from __future__ import annotations
 
