@@ -64,6 +64,32 @@ def test_a_findings_totals_count_every_row_not_the_rows_shown(name, rule):
     assert every["figures"]["rows"] == every["figures"]["shown"] == n and "shown" not in every["summary"]
 
 
+NSYS_RULES = ("gpu_gaps", "gpu_time_util", "cuda_memcpy_async", "cuda_memcpy_sync", "cuda_memset_sync", "cuda_api_sync")
+
+
+@pytest.mark.parametrize("name", ["gpt_train", "copies_streams_graph", "graphs_node"])
+def test_every_nsys_rules_finding_counts_the_rows_of_its_whole_table(name):
+    """For each of the six rules, the finding of a --rows 1 run counts and sums every row of the rule's whole
+    table (--rows -1, the table test_diagnose_oracle checks against nsys analyze), with options that give many
+    rows (gaps of 1 ms and more, chunks below 90 % in use)."""
+    args = ["--window", "all", "--gap", 1, "--threshold", 90]
+    shown = findings(PROFILES / f"{name}.sqlite", *args, "--rows", 1)
+    result = CliRunner().invoke(cli, ["diagnose", str(PROFILES / f"{name}.sqlite"), "--format", "json", "--rows", -1,
+                                      *map(str, args)])
+    tables = json.loads(result.output)["nsys_rules"]
+    many = 0
+    for rule in NSYS_RULES:
+        rows = tables[rule].get("rows", [])
+        if not rows:
+            assert rule not in shown
+            continue
+        many += len(rows) > 1
+        figures = shown[rule]["figures"]
+        assert (figures["rows"], figures["shown"]) == (len(rows), 1), rule
+        assert figures["total_ns"] == sum(r["duration_ns"] for r in rows), rule
+    assert many >= 2
+
+
 def test_rows_0_still_gives_the_finding_with_its_totals():
     n, total = brute_force(PROFILES / "gpt_train.sqlite", "cuda_memcpy_async")
     found = findings(PROFILES / "gpt_train.sqlite", "--window", "all", "--rows", 0)["cuda_memcpy_async"]
