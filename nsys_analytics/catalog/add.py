@@ -11,10 +11,14 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
                   diagnose: bool = False) -> tuple[list[ProfileSummary], list[list[dict]] | None]:
     """Summaries of the run's profiles (one per rank) and, with `diagnose`, each one's findings as rows. Several
     profiles are opened as ranks through `ProfileSet` (its rank ids; a whole-launch report split by process).
-    Without `diagnose` nothing but the summaries is needed: those remembered in the cache folder are read back
-    (diff/memo.py)."""
+    Without `diagnose` the summaries remembered in the cache folder are read back (diff/memo.py). Each summary also
+    gets its per-step GPU figures (catalog/steps.py: what `runs gate --metric gpu|kernels` compares)."""
+    from .steps import add_step_metrics
+
     if not diagnose:
-        return summarize_side(paths, rules, attribution, with_hash=True), None
+        summaries = summarize_side(paths, rules, attribution, with_hash=True)
+        add_step_metrics(summaries)
+        return summaries, None
     if len(paths) == 1:
         from ..profile import Profile
 
@@ -24,7 +28,9 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
         from ..profile_set import ProfileSet
 
         results = ProfileSet(paths).map(summarize_member, rules, attribution)
-    return [s for s, _ in results], [f for _, f in results]
+    summaries = [s for s, _ in results]
+    add_step_metrics(summaries)
+    return summaries, [f for _, f in results]
 
 
 def summarize_member(member, rules: RuleSet, attribution: str):

@@ -24,6 +24,7 @@ from .schema import (
     run_profiles,
     run_tags,
     runs,
+    step_stats,
 )
 
 if TYPE_CHECKING:
@@ -103,8 +104,20 @@ def _insert_children(conn: Connection, run_id: int, profiles: list[ProfileSummar
         _many(conn, range_kernels, [{**base, "seq": j, "range": rk.range, "kernel": rk.kernel,
                                      "short": p.short_names.get(rk.kernel), "kernel_ns": rk.kernel_ns,
                                      "kernels": rk.kernels} for j, rk in enumerate(p.range_kernels)])
+        _many(conn, step_stats, _step_rows(base, p))
         if found is not None:
             _many(conn, findings, [{**base, "seq": j, **f} for j, f in enumerate(found[i])])
+
+
+def _step_rows(base: dict[str, Any], p: ProfileSummary) -> list[dict[str, Any]]:
+    """The rank's per-step figures (catalog/steps.py), one row per metric; none where they were not computed."""
+    from .steps import META_KEY, STEP_METRICS
+
+    figures = p.meta.get(META_KEY)
+    if not figures:
+        return []
+    return [{**base, "metric": m, "step_range": figures["step_range"], **_stat_row(figures[m]),
+             "dist": _dist_json(figures[m])} for m in STEP_METRICS]
 
 
 def _many(conn: Connection, table, rows: list[dict]) -> None:
@@ -310,3 +323,33 @@ def _range_series(conn: Connection, name: str, run_ids: list[int]) -> dict[int, 
         if n:
             out[run_id] = (sum(r.total_ns for r in hits) / n, n)
     return out
+
+
+def step_stat(catalog: Catalog, run_id: int, metric: str) -> tuple[str, Stat] | None:
+    """(step family, per-step figures of all ranks merged) of `metric` (gpu | kernels) for a run; None where the run
+    has none stored (added before catalog schema 2, or no step range)."""
+    def work(conn: Connection) -> tuple[str, Stat] | None:
+        rows = conn.execute(select(step_stats).where(step_stats.c.run_id == run_id, step_stats.c.metric == metric)
+                            .order_by(step_stats.c.rank)).all()
+        if not rows:
+            return None
+        from ..diff.summary import Stat
+
+        return rows[0].step_range, Stat.merge([_stat_of(r) for r in rows])
+
+    return catalog.read(work)
+
+
+def runs_with_step_stats(catalog: Catalog, metric: str, run_ids: list[int]) -> set[int]:
+    """Those of `run_ids` that have `metric` stored in step_stats."""
+    def work(conn: Connection) -> set[int]:
+        return set(conn.execute(select(step_stats.c.run_id).distinct().where(
+            step_stats.c.run_id.in_(run_ids), step_stats.c.metric == metric)).scalars())
+
+    return catalog.read(work) if run_ids else set()
+
+
+def run_id_by_hash(catalog: Catalog, content_hash: str) -> int | None:
+    """The id of the stored run with this content, if any."""
+    return catalog.read(lambda conn: conn.execute(select(runs.c.id).where(runs.c.content_hash == content_hash))
+                        .scalar())

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..result import Result
+from .gate import GateDecision
 
 if TYPE_CHECKING:
     from ..diff.report import DiffReport
@@ -68,12 +68,6 @@ _METRIC_NOTES = {
     "category": "category:NAME: summed GPU time of the kernels of that category.",
     "range": "range:NAME: mean duration of the instances of that NVTX range (name, :text or family step_*).",
 }
-
-
-@dataclass
-class GateDecision:
-    failed: bool
-    line: str  # PASS/FAIL and the verdict
 
 
 def gate(report: DiffReport, max_regression_pct: float, base_id: int | None, new_name: str) -> GateDecision:

@@ -26,7 +26,7 @@ from sqlalchemy import (
     event,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: step_stats (per-step GPU figures for `runs gate --metric gpu|kernels`)
 
 metadata = MetaData()
 
@@ -163,6 +163,18 @@ findings = Table(
     Column("fix", Text, nullable=False),
 )
 
+step_stats = Table(  # per-step figures (catalog/steps.py); runs added before version 2 have none
+    "step_stats", metadata,
+    _run_id(),
+    Column("rank", Integer, primary_key=True),
+    Column("metric", String(16), primary_key=True),  # gpu (GPU busy time per step) | kernels (kernel time per step)
+    Column("step_range", Text, nullable=False),  # the step family the instances belong to
+    *_stat_columns(),
+    Column("dist", Text, nullable=False),  # JSON [values, counts, binned], as the dist tables
+)
+
 # version -> the DDL that brings a catalog from version-1 to it (run inside the opening transaction). Version 1 is
-# `metadata.create_all`; a later change adds e.g. `2: lambda conn: conn.exec_driver_sql("ALTER TABLE ...")`.
-MIGRATIONS: dict[int, Callable] = {}
+# `metadata.create_all`; a later change adds e.g. `3: lambda conn: conn.exec_driver_sql("ALTER TABLE ...")`.
+MIGRATIONS: dict[int, Callable] = {
+    2: lambda conn: step_stats.create(conn),  # a new table: older runs keep reading as before, without step figures
+}

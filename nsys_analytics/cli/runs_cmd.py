@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..catalog.gate import METRIC_HELP
 from ..errors import UsageError
 from ..render import FORMATS, PARQUET, render
 from .diff_cmd import diff_options, write_report
@@ -228,69 +229,74 @@ def trend(metric, tag_items, since, limit, plot, db, fmt, output):
 @command.command("gate")
 @click.argument("new")
 @click.option("--baseline", required=True, metavar="TAG|ID",
-              help="A run id, or key=value: the newest run with that tag (other than NEW).")
+              help="A run id, or key=value: the newest run with that tag added before NEW (other than NEW); "
+                   "when NEW is the only one (a first CI push) the gate passes with a note.")
+@click.option("--metric", default="step", show_default=True, metavar="METRIC", help=f"What to compare: {METRIC_HELP}.")
 @click.option("--max-regression", default="5%", show_default=True,
-              help="Largest allowed slowdown of the headline (step time, else kernel time), in %.")
+              help="Largest allowed growth of the metric's mean, in % (0 or more).")
 @click.option("--name", "name_kind", type=click.Choice(["demangled", "short"]), default="demangled",
               show_default=True, help="Match kernels by demangled or short name.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
               help="A change is beyond noise when the rank test's p-value is below this.")
 @RULES_OPTION
 @DB_OPTION
-def gate_(new, baseline, max_regression, name_kind, alpha, rules_files, db):
+def gate_(new, baseline, metric, max_regression, name_kind, alpha, rules_files, db):
     """Exit 4 when NEW (a run id or a profile) is slower than the baseline beyond noise and the threshold.
 
-    Prints one line: PASS or FAIL, why, and diff's verdict. For CI: run it after `runs add` of the new
-    profile (see the GitHub Actions example in docs/catalog.md).
+    Prints one line: PASS or FAIL, why, and the comparison (for step: diff's verdict). For CI: run it after
+    `runs add` of the new profile (see the GitHub Actions example in docs/catalog.md).
 
+    \b
+    Metrics (--metric):
+      step        mean step time (the step-like NVTX range family), else total kernel time
+      gpu         GPU busy time per step (kernels, copies, memsets launched in the step)
+      kernels     summed kernel time per step
+      range:NAME  mean duration of that NVTX range's instances
     \b
     Examples:
       nsys-analytics runs gate new.sqlite --baseline branch=main --max-regression 5%
-      nsys-analytics runs gate 15 --baseline 12 --max-regression 2.5
+      nsys-analytics runs gate 15 --baseline 12 --max-regression 2.5 --metric gpu
     """
-    from ..catalog.data import load_run
-    from ..catalog.report import gate
-    from ..diff.report import build_diff
+    from ..catalog import gate
 
-    threshold = _percent(max_regression)
+    kind, name = gate.parse_metric(metric)
+    threshold = gate.parse_threshold(max_regression)
     catalog = _open(db)
-    new_summaries, new_hash, new_name = _new_side(catalog, new, rules_files)
-    base_id = _baseline(catalog, baseline, new_hash)
-    report = build_diff(load_run(catalog, base_id), new_summaries, name_kind, alpha)
-    decision = gate(report, threshold, base_id, new_name)
+    side = _new_side(catalog, new, rules_files)
+    new_stat = gate.new_figures(catalog, kind, name, side)
+    base_id = gate.pick_baseline(catalog, baseline, side, kind, name)
+    if base_id is None:
+        decision = gate.no_baseline(baseline, side, kind, name)
+    elif kind == "step":
+        decision = _step_gate(catalog, base_id, side, name_kind, alpha, threshold)
+    else:
+        scope, base = gate.base_figures(catalog, kind, name, base_id)
+        decision = gate.decide(kind, name, scope, base, new_stat, threshold, alpha, base_id, side.name)
     click.echo(decision.line)
     if decision.failed:
         raise click.exceptions.Exit(EXIT_GATE)
 
 
-def _percent(text: str) -> float:
-    try:
-        return float(text.strip().rstrip("%"))
-    except ValueError:
-        raise UsageError(f"--max-regression {text!r}: write a percentage, e.g. 5%") from None
+def _step_gate(catalog, base_id: int, side, name_kind: str, alpha: float, threshold: float):
+    from ..catalog.data import load_run
+    from ..catalog.report import gate
+    from ..diff.report import build_diff
+
+    report = build_diff(load_run(catalog, base_id), side.summaries, name_kind, alpha)
+    return gate(report, threshold, base_id, side.name)
 
 
 def _new_side(catalog, new: str, rules_files):
-    from ..catalog.data import load_run, run_hash
+    """NEW as a stored run (a number that is no file) or a profile summarized now (with its per-step figures)."""
+    from ..catalog.data import load_run, run_hash, run_id_by_hash
+    from ..catalog.gate import NewSide
 
     if new.isdigit() and not Path(new).exists():
         summaries = load_run(catalog, int(new))
-        return summaries, run_hash(summaries), f"run {new}"
+        return NewSide(summaries, run_hash(summaries), f"run {new}", int(new))
     from ..catalog.add import summarize_run
     from ..categories import load_rules
 
     summaries, _ = summarize_run([new], load_rules(rules_files))
-    return summaries, run_hash(summaries), new
-
-
-def _baseline(catalog, baseline: str, exclude_hash: str) -> int:
-    from ..catalog.data import list_runs
-
-    if baseline.isdigit():
-        return int(baseline)
-    tags = _tags((baseline,))
-    for row in list_runs(catalog, tags, limit=50):
-        if row["content_hash"] != exclude_hash:
-            return row["id"]
-    raise UsageError(f"no run tagged {baseline} to compare with in {catalog.name} (add one with "
-                     f"`runs add PROFILE --tag {baseline}`)")
+    content = run_hash(summaries)
+    return NewSide(summaries, content, new, run_id_by_hash(catalog, content))

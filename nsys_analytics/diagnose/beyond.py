@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .data import Window
-from .findings import Finding, cpu_advice, ms, pct
+from .findings import Finding, cpu_advice, ms, pct, uses_pytorch
 
 if TYPE_CHECKING:
     from ..profile import Profile
@@ -76,7 +76,8 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
             f"{total['short_kernels']:,} of {total['kernels']:,} kernels run < {t.short_kernel_us:g} us "
             f"({pct(total['short_kernel_ns'], total['kernel_ns'])}% of kernel time); "
             f"{total['shorter_than_launch']:,} ran shorter than their launch call",
-            "Cut launches: capture the loop in a CUDA graph or fuse small kernels (torch.compile).",
+            "Cut launches: capture the loop in a CUDA graph or fuse small kernels"
+            + (" (torch.compile, or torch.cuda.graphs)." if uses_pytorch(profile) else "."),
             int(total["launch_excess_ns"]), _worst(group, lambda r: r["launch_excess_ns"]),
             {**total, "short_kernel_time_pct": pct(total["short_kernel_ns"], total["kernel_ns"])}, pid, device,
         ))
@@ -132,7 +133,9 @@ def copy_bottleneck(profile: Profile, window: Window, t: Thresholds) -> list[Fin
             "copy_bottleneck", "error" if exposed_pct >= 3 * t.exposed_copy_pct else "warning",
             f"host<->device copies take {ms(total['copy_ns'])} ({pct(total['copy_ns'], span)}% of the GPU span), "
             f"{ms(exposed)} with no kernel running; {ms(total['pageable_ns'])} from/to pageable memory",
-            "Use pinned memory (pin_memory=True) and cudaMemcpyAsync on a side stream so copies overlap compute.",
+            "Use pinned host memory" + (" (pin_memory=True, .to(device, non_blocking=True))" if uses_pytorch(profile)
+                                        else " (cudaHostAlloc or cudaHostRegister)")
+            + " and cudaMemcpyAsync on a side stream so copies overlap compute.",
             exposed, _worst(group, lambda r: r["copy_ns"] - r["overlap_ns"]),
             {**total, "exposed_ns": exposed, "exposed_pct_of_span": exposed_pct,
              "pageable_pct_of_span": pageable_pct}, pid, device,

@@ -32,23 +32,25 @@ class Window:
         return {"from_ns": self.from_ns, "to_ns": self.to_ns}
 
 
-def prepare(profile: Profile, window: Window, graphs: bool = True, min_gap_ns: int = 0, chunks: int = 30) -> None:
+def prepare(profile: Profile, window: Window, graphs: bool = True, min_gap_ns: int = 0, chunks: int = 30,
+            syncs: bool = True) -> None:
     """Create (or refresh) the `_diag` views, macros and tables for `window` (`graphs`: whole CUDA graph
     executions count as GPU work; nsys analyze leaves them out). `_diag.gaps` keeps the idle gaps of at least
     `min_gap_ns` (the shortest any rule run reads); `_diag.busy_at` the busy times the rules read on a grid of
-    `chunks` chunks."""
-    prepare_views(profile, window, graphs)
+    `chunks` chunks; `syncs`: the synchronization calls whose idle time sync_idle charges (`_diag.sync_calls`)."""
+    prepare_views(profile, window, graphs, syncs)
     sweep(profile, min_gap_ns, chunks)
 
 
-def prepare_views(profile: Profile, window: Window, graphs: bool = True) -> None:
+def prepare_views(profile: Profile, window: Window, graphs: bool = True, syncs: bool = True) -> None:
     """`prepare` without the pass: the views, the spans and the chunk grid, all that the rules read but the pass's
     tables (`reads_pass`)."""
     if not _has_schema(profile):
         profile.sql("CREATE SCHEMA _diag")
         profile.sql(f"CREATE VIEW _diag.copy_calls AS {query_body('_copy_calls')}")
-    params = {**window.params(), "graphs": graphs}
-    for kind, name in (("VIEW", "window_ops"), ("TABLE", "spans"), ("VIEW", "gpu_ops"), ("VIEW", "copies")):
+    params = {**window.params(), "graphs": graphs, "syncs": syncs}
+    for kind, name in (("VIEW", "window_ops"), ("TABLE", "spans"), ("VIEW", "gpu_ops"), ("VIEW", "copies"),
+                       ("TABLE", "sync_calls")):
         body = sql_files.inline_params(query_body("_" + name), params)
         profile.sql(f"CREATE OR REPLACE {kind} _diag.{name} AS {body}")
     profile.sql(f"CREATE OR REPLACE MACRO _diag.chunks(chunks) AS TABLE {query_body('_chunks')}")

@@ -8,6 +8,7 @@ from weakref import WeakKeyDictionary
 
 SEVERITIES = ("info", "warning", "error")
 _has_ranges: WeakKeyDictionary = WeakKeyDictionary()  # profile -> whether it has NVTX ranges
+_pytorch: WeakKeyDictionary = WeakKeyDictionary()  # profile -> whether it shows PyTorch
 
 
 @dataclass
@@ -50,3 +51,11 @@ def cpu_advice(profile) -> str:
     if _has_ranges[profile]:
         return "the NVTX ranges listed show what the CPU ran then; CPU sampling (`nsys profile --sample=cpu`) shows more"
     return "add NVTX ranges around the phases of your loop, or sample the CPU (`nsys profile --sample=cpu`)"
+
+
+def uses_pytorch(profile) -> bool:
+    """Whether the profile shows PyTorch (sql/diagnose/framework.sql: ATen kernel names, libtorch, autograd
+    threads): its advice (pin_memory, torch.compile) is given only then."""
+    if profile not in _pytorch:
+        _pytorch[profile] = bool(profile.run_file("diagnose", "framework").rows[0][0])
+    return _pytorch[profile]

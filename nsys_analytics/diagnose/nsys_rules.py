@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .. import sql_files
 from ..result import Result
 from .data import Window
 
@@ -35,15 +36,19 @@ class NsysRule:
     advice: str  # `{cpu}`: where to see what the CPU did (findings.cpu_advice)
     params: Callable[[NsysOptions], dict]
     mb_column: str | None = None  # column shown in MB with three decimals, as nsys does
+    nouns: tuple[str, str] = ("row", "rows")  # what a row is, one and several, in the finding ("1,435 calls")
 
 
 @dataclass
 class RuleOutcome:
-    """What one nsys rule gave: rows (`result`) or the reason it was skipped."""
+    """What one nsys rule gave: rows (`result`, at most --rows) or the reason it was skipped; `total_rows` and
+    `total_ns` count every row the rule has, shown or not."""
 
     rule: NsysRule
     result: Result | None = None
     skipped: str | None = None
+    total_rows: int = 0
+    total_ns: int = 0
 
 
 _COPY_HEADERS = ("Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", "Bytes (MB)", "PID", "Device ID",
@@ -56,13 +61,13 @@ NSYS_RULES: dict[str, NsysRule] = {r.name: r for r in (
         "cuda_memcpy_async", "CUDA Async Memcpy with Pageable Memory",
         (_RUNTIME, ("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy APIs")), _COPY_HEADERS,
         "Asynchronous copies from or to pageable memory block and run synchronously; use pinned memory.",
-        lambda o: {}, "bytes",
+        lambda o: {}, "bytes", nouns=("copy", "copies"),
     ),
     NsysRule(
         "cuda_memcpy_sync", "CUDA Synchronous Memcpy",
         (_RUNTIME, ("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy APIs")), _COPY_HEADERS,
         "Synchronous copies block the host; use cudaMemcpyAsync with pinned memory.",
-        lambda o: {}, "bytes",
+        lambda o: {}, "bytes", nouns=("copy", "copies"),
     ),
     NsysRule(
         "cuda_memset_sync", "CUDA Synchronous Memset",
@@ -70,25 +75,25 @@ NSYS_RULES: dict[str, NsysRule] = {r.name: r for r in (
         ("Duration (ns)", "Start (ns)", "Memory Kind", "Bytes (MB)", "PID", "Device ID", "Context ID",
          "Green Context ID", "Stream ID", "API Name"),
         "Synchronous memsets block the host; use cudaMemsetAsync.",
-        lambda o: {}, "bytes",
+        lambda o: {}, "bytes", nouns=("memset", "memsets"),
     ),
     NsysRule(
         "cuda_api_sync", "CUDA Synchronization APIs", (_RUNTIME,),
         ("Duration (ns)", "Start (ns)", "PID", "TID", "API Name"),
         "Synchronization calls block the host until the GPU is done; avoid them in the loop or use events.",
-        lambda o: {},
+        lambda o: {}, nouns=("call", "calls"),
     ),
     NsysRule(
         "gpu_gaps", "GPU Gaps", _GPU_OPS,
         ("Row#", "Duration (ns)", "Start (ns)", "PID", "Device ID", "Context ID"),
         "The GPU is idle in these ranges; {cpu}.",
-        lambda o: {"threshold_ns": o.gap_ms * 1_000_000},
+        lambda o: {"threshold_ns": o.gap_ms * 1_000_000}, nouns=("gap", "gaps"),
     ),
     NsysRule(
         "gpu_time_util", "GPU Time Utilization", _GPU_OPS,
         ("Row#", "In-Use (%)", "Duration (ns)", "Start (ns)", "PID", "Device ID", "Context ID"),
         "The GPU is mostly idle in these stretches; {cpu}.",
-        lambda o: {"chunks": o.chunks, "threshold_pct": o.threshold_pct},
+        lambda o: {"chunks": o.chunks, "threshold_pct": o.threshold_pct}, nouns=("stretch", "stretches"),
     ),
 )}
 
@@ -100,11 +105,24 @@ def run_nsys_rule(profile: Profile, rule: NsysRule, window: Window, options: Nsy
         return RuleOutcome(rule, skipped=missing)
     params = {**window.params(), **rule.params(options), "rows": options.rows}
     result = profile.run_file("diagnose", rule.name, params)
+    outcome = RuleOutcome(rule, result, None, *_totals(profile, rule, params, result))
     if rule.mb_column:
         i = result.columns.index(rule.mb_column)
         result.rows = [(*r[:i], _mb(r[i]), *r[i + 1:]) for r in result.rows]
     result.headers = list(rule.headers)
-    return RuleOutcome(rule, result)
+    return outcome
+
+
+def _totals(profile: Profile, rule: NsysRule, params: dict, result: Result) -> tuple[int, int]:
+    """(rows, summed duration_ns) of every row of the rule: those shown, or when --rows cut them, a count over the
+    rule's query without the limit (the database counts; no row comes to Python)."""
+    if params["rows"] is None or len(result.rows) < params["rows"]:
+        return len(result.rows), int(sum(result.column("duration_ns")))
+    from .data import query_body
+
+    body = sql_files.inline_params(query_body(rule.name), {**params, "rows": None})
+    n, total = profile.sql(f"SELECT count(*), coalesce(sum(duration_ns), 0) FROM ({body}) AS every_row").rows[0]
+    return int(n), int(total)
 
 
 def _missing_data(profile: Profile, rule: NsysRule) -> str | None:

@@ -15,6 +15,7 @@ from .findings import Finding, cpu_advice, ms, rank
 from .nsys_rules import NSYS_RULES, NsysOptions, RuleOutcome, run_nsys_rule
 from .ranges import attach_ranges, range_window
 from .sweep import sweep
+from .sync import sync_idle
 
 if TYPE_CHECKING:
     from ..profile import Profile
@@ -87,7 +88,7 @@ def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_opt
     # took a first run to 1.7 GiB. prepare() only reads the names in the text.
     profile.prepare("\n".join(query_body(name) for name in ("_window_ops", *rules)))
     window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range, warmup_steps)
-    prepare_views(profile, window, graphs)
+    prepare_views(profile, window, graphs, "cuda_api_sync" in rules)
     _require_cuda_data(profile, window, about)
     report = DiagnoseReport(range=scope, window={**about, **window.params()}, rules=tuple(rules),
                             graphs=_graphs_note(profile, graphs))
@@ -206,20 +207,26 @@ _CUDA_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUP
 
 
 def _nsys_finding(outcome: RuleOutcome, profile: Profile) -> list[Finding]:
-    """An nsys rule with rows becomes one warning: its rows' total duration is the time at stake."""
+    """An nsys rule with rows becomes one warning; its totals count every row, not only the --rows shown. The time
+    at stake is the rows' total duration, except for synchronization calls: the GPU idle time they cause (sync.py)."""
     result = outcome.result
-    if result is None or not result.rows:
+    if result is None or not outcome.total_rows:
         return []
     durations = result.column("duration_ns")
     starts = result.column("start_ns")
     pids = result.column("pid") if "pid" in result.columns else [None] * len(durations)
     worst = sorted(zip(durations, starts, pids), key=lambda r: (r[0], r[1]), reverse=True)[:3]
     windows = sorted((s, s + d) for d, s, _ in worst)
-    pid = worst[0][2] if len({p for _, _, p in worst}) == 1 else None  # NVTX ranges: that process's only
-    return [Finding(
-        outcome.rule.name, "warning", f"{outcome.rule.title}: {len(result.rows)} rows, {ms(sum(durations))} in all",
-        outcome.rule.advice.format(cpu=cpu_advice(profile)), int(sum(durations)), windows, {"rows": len(result.rows)}, pid,
-    )]
+    pid = worst[0][2] if len({p for _, _, p in worst}) == 1 else None  # NVTX ranges: that process's only (none
+                                                                          # shown with --rows 0: any process)
+    rule, n, shown = outcome.rule, outcome.total_rows, len(result.rows)
+    summary = f"{rule.title}: {n:,} {rule.nouns[n != 1]}, {ms(outcome.total_ns)} in all" + (
+        f"; {shown:,} shown" if shown < n else "")
+    finding = Finding(rule.name, "warning", summary, rule.advice.format(cpu=cpu_advice(profile)),
+                      int(outcome.total_ns), windows, {"rows": n, "shown": shown, "total_ns": outcome.total_ns}, pid)
+    if rule.name == "cuda_api_sync":
+        sync_idle(profile, finding)
+    return [finding]
 
 
 def _outcome_dict(outcome: RuleOutcome) -> dict[str, Any]:

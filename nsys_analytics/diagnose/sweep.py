@@ -32,6 +32,8 @@ NONE = -(2**63)  # "no operation yet" in a running maximum
 KERNEL_WORK, OVERHEAD = 1, 2  # the `work` codes of sql/diagnose/_sweep_ops.sql (0: a copy or memset)
 GAP_COLUMNS = ("pid", "device", "start_ns", "end_ns", "context", "correlation_id", "work")
 BUSY_COLUMNS = ("kernels", "pid", "device", "t", "busy_ns")
+NEXT_COLUMNS = ("pid", "device", "t", "next_start_ns", "latest_end_ns")
+NO_NEXT = -1  # next_start_ns when no operation starts at or after the time
 
 
 @dataclass
@@ -95,14 +97,49 @@ class _Busy:
             self.pending = self.pending[len(times):]
 
 
+@dataclass
+class _Next:
+    """At the times asked for one process/device (_next_queries.sql: the synchronization calls' returns), the start
+    of the first operation of all work (overhead left out) starting at or after each time, and the latest end of
+    the operations started before it (NONE: none)."""
+
+    key: tuple
+    pending: object  # times not answered yet, sorted
+    max_end: int = NONE  # running maximum of the ends so far
+    out: list = field(default_factory=list)  # (pid, device, times, next starts, latest ends) arrays answered
+
+    def add(self, np, start, end) -> None:
+        """The next operations (in start order): answer the pending times up to the last start."""
+        running = np.maximum.accumulate(end)
+        times = self.pending[: np.searchsorted(self.pending, start[-1], "right")]
+        if len(times):
+            i = np.searchsorted(start, times, "left")  # the first operation starting at or after each time
+            latest = np.maximum(np.where(i > 0, running[np.maximum(i - 1, 0)], NONE), self.max_end)
+            self._keep(np, times, start[i], latest)
+            self.pending = self.pending[len(times):]
+        self.max_end = max(self.max_end, int(running[-1]))
+
+    def finish(self, np) -> None:
+        """The times after every start: nothing follows them."""
+        if len(self.pending):
+            n = len(self.pending)
+            self._keep(np, self.pending, np.full(n, NO_NEXT, dtype=np.int64), np.full(n, self.max_end, dtype=np.int64))
+
+    def _keep(self, np, times, next_start, latest) -> None:
+        n = len(times)
+        self.out.append((np.full(n, self.key[0]), np.full(n, self.key[1]), times, next_start, latest))
+
+
 def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
     """Create `_diag.gaps` (idle gaps of at least `min_gap_ns` before an operation, with that operation) and
     `_diag.busy_at` (busy time of the islands, kernels only and all work, at the times of _busy_queries.sql for
-    `chunks` chunks) from `_diag.gpu_ops`, reading the operations in time slices of about SLICE_ROWS, each sorted
+    `chunks` chunks) and `_diag.next_at` (the next operation's start and the latest end before it, at the times of
+    _next_queries.sql) from `_diag.gpu_ops`, reading the operations in time slices of about SLICE_ROWS, each sorted
     here (each process/device's state goes on from slice to slice)."""
     import numpy as np
 
     queries = _queries(profile, np, chunks)
+    queries["next"] = _next_queries(profile, np)
     states: dict[tuple[int, int], _State] = {}
     gaps: list = []
     keys, slices = _slices(profile)
@@ -122,11 +159,25 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
                     k.add(np, start, end)
                 elif member.any():
                     k.add(np, start[member], end[member])
+            _add_next(np, state.next, work, start, end)
     for state in states.values():
         for k in state.kinds:
             k.finish(np)
+        state.next.finish(np)
     _store(profile, np, "gaps", gaps, GAP_COLUMNS)
     _store(profile, np, "busy_at", [part for s in states.values() for k in s.kinds for part in k.out], BUSY_COLUMNS)
+    _store(profile, np, "next_at", [part for s in states.values() for part in s.next.out], NEXT_COLUMNS)
+
+
+def _add_next(np, nxt: _Next, work, start, end) -> None:
+    """Feed a batch's operations of all work (overhead left out) to `nxt`, when it still has times to answer."""
+    if not len(nxt.pending):
+        return
+    member = work != OVERHEAD
+    if member.all():
+        nxt.add(np, start, end)
+    elif member.any():
+        nxt.add(np, start[member], end[member])
 
 
 def _read_ahead(profile: Profile, np, slices: list[tuple[int, int]], only_key: tuple[int, int] | None):
@@ -211,6 +262,7 @@ class _State:
         self.kinds = (_Busy(False, queries[False]), _Busy(True, queries[True]))
         for k in self.kinds:
             k.start(key, np)
+        self.next = _Next(key, queries["next"].get(key, np.empty(0, dtype=np.int64)))
 
 
 def _slices(profile: Profile) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -238,6 +290,15 @@ def _queries(profile: Profile, np, chunks: int) -> dict[bool, dict]:
     for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(t)]):
         out[bool(kernels[lo])][(int(pid[lo]), int(device[lo]))] = t[lo:hi].astype(np.int64)
     return out
+
+
+def _next_queries(profile: Profile, np) -> dict:
+    """{(pid, device): sorted times} of _next_queries.sql."""
+    data = profile.con.execute(sql_files.read("diagnose", "_next_queries").text).fetchnumpy()
+    pid, device, t = (np.asarray(data[c]) for c in ("pid", "device", "t"))
+    cut = np.flatnonzero((pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
+    return {(int(pid[lo]), int(device[lo])): t[lo:hi].astype(np.int64)
+            for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(t)]) if hi > lo}
 
 
 def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, min_gap_ns: int,

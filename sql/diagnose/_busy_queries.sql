@@ -1,7 +1,8 @@
 -- _busy_queries: the times at which sweep.py measures busy time (the busy time of the islands before each time):
 -- the start and end of every host<->device copy, on the kernel-only islands (copy_bottleneck: how long a kernel
--- ran during the copy), and the chunk boundaries, on the islands of all work (gpu_utilization).
--- Needs: _diag.copies, _diag.chunks(chunks).
+-- ran during the copy), and the chunk boundaries and both ends of each synchronization call (within its span),
+-- on the islands of all work (gpu_utilization, sync_idle).
+-- Needs: _diag.copies, _diag.chunks(chunks), _diag.sync_calls.
 -- Params: $chunks: number of chunks per span.
 SELECT
     kernels,                                        -- true: kernel-only islands; false: all work
@@ -16,5 +17,9 @@ FROM (
     SELECT false, pid, device, chunk_start_ns FROM _diag.chunks($chunks)
     UNION
     SELECT false, pid, device, chunk_end_ns FROM _diag.chunks($chunks)
+    UNION
+    SELECT false, pid, device, from_ns FROM _diag.sync_calls
+    UNION
+    SELECT false, pid, device, until_ns FROM _diag.sync_calls
 )
 ORDER BY kernels, pid, device, t
