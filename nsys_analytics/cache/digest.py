@@ -39,5 +39,10 @@ def _digest_in(text: str) -> str | None:
 
 
 def _hash(path: Path) -> str:
+    if path.is_dir():  # an nsys parquetdir/arrowdir export: its files' names and bytes, in name order
+        h = hashlib.sha256()
+        for p in sorted(q for q in path.iterdir() if q.is_file()):
+            h.update(f"{p.name}\0{_hash(p)}\0".encode())
+        return h.hexdigest()
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()

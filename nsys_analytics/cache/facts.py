@@ -15,14 +15,22 @@ SETTLE_NS = 20_000_000
 def facts(path: Path) -> str:
     """What the file system and SQLite say of the file's present version, in well under a millisecond: device, inode,
     size, modification time and change time (no user can set a ctime: `touch -r` and os.utime set it to now), SQLite's
-    header facts and the -wal file's (above)."""
+    header facts and the -wal file's (above). A folder (an nsys parquetdir/arrowdir export): its own and each file's."""
+    if os.path.isdir(path):
+        files = sorted(p for p in Path(path).iterdir() if p.is_file())
+        st = os.stat(path)
+        return f"{st.st_dev}:{st.st_ino}:{st.st_mtime_ns}:{st.st_ctime_ns}|" + "|".join(
+            f"{p.name}={facts(p)}" for p in files)
     st = os.stat(path)
     return (f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{sqlite_facts(path)}:"
             f"{wal_facts(path)}")
 
 
 def sqlite_facts(path: Path) -> str:
-    """SQLite's file change counter, page count and schema cookie (header offsets 24, 28, 40); '' for another file."""
+    """SQLite's file change counter, page count and schema cookie (header offsets 24, 28, 40); '' for another file
+    or a folder."""
+    if os.path.isdir(path):
+        return ""
     with open(path, "rb") as f:
         header = f.read(100)
     if not header.startswith(b"SQLite format 3\x00") or len(header) < 100:
