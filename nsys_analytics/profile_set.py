@@ -100,6 +100,7 @@ class FileFacts:
     env_rank: int | None  # RANK (or MPI/Slurm equivalent) of the profiled process
     processes: list[tuple[int, int | None, int | None]]  # (pid, first CUDA device, nccl rank) with GPU work
     identity: tuple[int, int]  # (device, inode) of the export: the same file given twice
+    job: dict[str, str] = field(default_factory=dict)  # WORLD_SIZE, launch id, rendezvous of the profiled process
 
 
 def file_facts(path: str) -> FileFacts:
@@ -115,7 +116,7 @@ def file_facts(path: str) -> FileFacts:
             session_utc_ns=_scalar(con, tables, "TARGET_INFO_SESSION_START_TIME", "min(utcEpochNs)"),
             capture_start_ns=_scalar(con, tables, "ANALYSIS_DETAILS", "min(startTime)"),
             env_rank=_env_rank(con, tables), processes=_gpu_processes(con, tables),
-            identity=(st.st_dev, st.st_ino),
+            identity=(st.st_dev, st.st_ino), job=_job_facts(con, tables),
         )
     except sqlite3.DatabaseError as e:
         raise ProfileError(f"{sqlite_path}: is corrupt ({e}); copy it again or re-export it") from e
@@ -143,6 +144,46 @@ def _system_env(con, tables, name):
         return None
     row = con.execute("SELECT max(value) FROM TARGET_INFO_SYSTEM_ENV WHERE name = ?", (name,)).fetchone()
     return row[0] if row else None
+
+
+_JOB_VARS = ("WORLD_SIZE", "TORCHELASTIC_RUN_ID", "MASTER_ADDR", "MASTER_PORT", "SLURM_JOB_ID")
+
+
+def _job_facts(con, tables) -> dict[str, str]:
+    """The variables of the profiled process that tell which job it belonged to (META_DATA_CAPTURE)."""
+    out: dict[str, str] = {}
+    if "META_DATA_CAPTURE" in tables:
+        for (text,) in con.execute("SELECT value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:ENVIRONMENT_VARIABLE'"):
+            m = _ENV_ASSIGN.match(text or "")
+            if m and m.group(1) in _JOB_VARS:
+                out.setdefault(m.group(1), m.group(2))
+    return out
+
+
+def job_mismatches(facts: list[FileFacts], ranks: int) -> list[str]:
+    """Why these files may not be the ranks of one job: different launches or rendezvous, a WORLD_SIZE that differs
+    between files or from the ranks given, sessions started far apart. Empty when nothing says so."""
+    found = []
+    for var, what in (("TORCHELASTIC_RUN_ID", "launches (TORCHELASTIC_RUN_ID)"), ("SLURM_JOB_ID", "Slurm jobs"),
+                      ("MASTER_PORT", "rendezvous ports (MASTER_PORT)")):
+        values = sorted({f.job[var] for f in facts if var in f.job})
+        if len(values) > 1:
+            found.append(f"the files come from {len(values)} different {what}: {', '.join(values[:4])}; "
+                         "not the ranks of one job?")
+    worlds = sorted({int(f.job["WORLD_SIZE"]) for f in facts if f.job.get("WORLD_SIZE", "").isdigit()})
+    if len(worlds) > 1:
+        found.append(f"the files disagree on WORLD_SIZE ({', '.join(map(str, worlds))})")
+    elif worlds and worlds[0] != ranks:
+        found.append(f"WORLD_SIZE is {worlds[0]} but {ranks} rank{'s' if ranks != 1 else ''} "
+                     f"{'were' if ranks != 1 else 'was'} given: a partial set")
+    starts = [f.session_utc_ns for f in facts if f.session_utc_ns is not None]
+    if len(starts) > 1 and max(starts) - min(starts) > SAME_JOB_START_NS:
+        found.append(f"the sessions started {(max(starts) - min(starts)) / 60e9:.1f} minutes apart; not the ranks "
+                     "of one job?")
+    return found
+
+
+SAME_JOB_START_NS = 300 * 10**9  # the ranks of one launch start their sessions within seconds; 5 minutes is lenient
 
 
 def _env_rank(con, tables) -> int | None:
@@ -371,6 +412,8 @@ class ProfileSet:
         facts = self._keep_good(expanded.files, results, skip_bad)
         facts = self._drop_same_file(facts)
         self.members, self.notes = assign_ranks(facts)
+        self.mismatches = job_mismatches(facts, len(self.members)) if len(facts) > 1 else []
+        self.notes += [f"warning: {m} (`ranks --strict` refuses such a set)" for m in self.mismatches]
 
     def _keep_good(self, files, results, skip_bad) -> list[FileFacts]:
         bad = [(p, r) for p, r in zip(files, results) if isinstance(r, BaseException)]

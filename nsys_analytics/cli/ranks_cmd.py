@@ -21,8 +21,10 @@ from .options import output_options
 @click.option("--table", type=click.Choice(["summary", "steps", "phases", "collectives", "findings"]),
               help="Show only this table (CSV writes one table: summary by default; the collectives, a row per NCCL "
                    "kernel and rank, only when named).")
+@click.option("--strict", is_flag=True, help="Refuse files that may not be the ranks of one job (different launches "
+                                             "or rendezvous, WORLD_SIZE, sessions far apart) instead of warning.")
 @output_options
-def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
+def command(profiles, scheduler, jobs, skip_bad, table, strict, fmt, output):
     """Distributed training, rank by rank: step time, GPU busy, compute, communication, overlap, and time waiting
     in collectives for other ranks; names the straggler and the range where it loses the time.
 
@@ -33,8 +35,10 @@ def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
       nsys-analytics ranks runs/report.*.sqlite
       nsys-analytics ranks runs/ --table steps --format csv -o steps.csv
       nsys-analytics ranks whole_launch.sqlite
+      nsys-analytics ranks runs/ --strict        # refuse files of different jobs
       nsys-analytics ranks runs/ --scheduler tcp://10.0.0.5:8786
     """
+    from ..errors import ProfileError
     from ..profile_set import ProfileSet
     from ..ranks import report as ranks_report
     from ..ranks.sets import ranks_report as build
@@ -42,6 +46,8 @@ def command(profiles, scheduler, jobs, skip_bad, table, fmt, output):
     engine = make_engine(scheduler, jobs)
     try:
         pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
+        if strict and pset.mismatches:
+            raise ProfileError(f"{pset.mismatches[0]}; give the rank files of one run (without --strict: a warning)")
         check_output(output, pset, profiles)
         for line in pset.messages():
             click.echo(line, err=True)
