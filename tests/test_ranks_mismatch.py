@@ -1,0 +1,48 @@
+"""`ranks` over files that may not be one job's ranks: a warning on stderr, a one-line refusal with --strict."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from click.testing import CliRunner
+
+from nsys_analytics.cli.main import cli
+
+from .conftest import rank_files
+
+
+def env(path, var) -> str:
+    """By hand: the variable in the environment nsys recorded for the profiled process."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        for (text,) in con.execute("SELECT value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_%:ENVIRONMENT_VARIABLE'"):
+            if text.startswith(f"{var}="):
+                return text.split("=", 1)[1].strip('"')
+    finally:
+        con.close()
+    return ""
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["ranks", *map(str, args)])
+
+
+def test_files_of_two_launches_warn_and_strict_refuses():
+    a, b = rank_files("ddp_straggler")[0], rank_files("fsdp2_forward")[1]
+    assert env(a, "TORCHELASTIC_RUN_ID") != env(b, "TORCHELASTIC_RUN_ID")
+    warned = run(a, b)
+    assert warned.exit_code == 0
+    assert "2 different launches (TORCHELASTIC_RUN_ID)" in warned.stderr and "not the ranks of one job" in warned.stderr
+    refused = run(a, b, "--strict")
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert len(refused.stderr.strip().splitlines()) == 1 and "different launches" in refused.stderr
+
+
+def test_a_partial_set_is_named_and_a_whole_run_is_not():
+    files = rank_files("fsdp4_data")
+    assert {env(f, "WORLD_SIZE") for f in files} == {"4"}
+    whole = run(*files)
+    assert whole.exit_code == 0 and "warning" not in whole.stderr
+    part = run(*files[:2])
+    assert part.exit_code == 0 and "WORLD_SIZE is 4 but 2 ranks were given: a partial set" in part.stderr
+    assert run(*files[:2], "--strict").exit_code == 1
