@@ -94,18 +94,28 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
 
 def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame):
     """Where each kernel was launched (ranks/paths.py): the compute time per step and range path, rolled up to every
-    enclosing range ('' = the whole step), and the NCCL operations with the step and path of their launch."""
+    enclosing range ('' = the whole step), and the NCCL operations with the step and path of their launch. The
+    kernels stay numpy arrays (a rank may have millions); paths are codes into one list of names."""
     range_cols = ["step", "path", "compute_ns", "kernels"]
     ops = ops.reset_index(drop=True).assign(step=-1, path="")
     if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
         return pd.DataFrame(columns=range_cols), ops
-    k = _run(p, "kernel_launches", {})
-    k["step"], k["path"] = -1, ""
+    query = sql_files.read("ranks", "kernel_launches").text
+    p.prepare(query)
+    k = p.con.execute(query).fetchnumpy()
+    launch_ns = k["launch_ns"]
+    traced = ~np.ma.getmaskarray(launch_ns)
+    launch_all = np.ma.filled(launch_ns, -1).astype(np.int64) if np.ma.isMaskedArray(launch_ns) else \
+        np.asarray(launch_ns, dtype=np.int64)
+    kpid = np.asarray(k["pid"], dtype=np.int64)
+    step = np.full(len(kpid), -1, dtype=np.int64)
+    code = np.zeros(len(kpid), dtype=np.int64)  # into names; 0: no range below the step
+    names: list[str] = [""]
     ranges = _run(p, "range_spans", {}) if has_nvtx else pd.DataFrame(columns=["start_ns", "end_ns", "name", "pid"])
     for pid, st in steps.groupby("pid"):
         st = st.sort_values("start_ns").reset_index(drop=True)
-        mine = (k["pid"] == pid).to_numpy() & k["launch_ns"].notna().to_numpy()
-        launch = k.loc[mine, "launch_ns"].to_numpy(dtype=np.int64)
+        mine = np.flatnonzero((kpid == pid) & traced)
+        launch = launch_all[mine]
         lo, hi = st["start_ns"].to_numpy(dtype=np.int64), st["end_ns"].to_numpy(dtype=np.int64)
         at = np.searchsorted(lo, launch, side="right") - 1
         in_step = (at >= 0) & (launch <= hi[np.clip(at, 0, None)])
@@ -113,27 +123,32 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame):
         s, e = r["start_ns"].to_numpy(dtype=np.int64), r["end_ns"].to_numpy(dtype=np.int64)
         parent = paths.parents(s, e)
         range_step, range_path = paths.step_paths(s, e, r["name"].to_numpy(), parent, st)
+        index = {name: i for i, name in enumerate(names)}
+        range_code = np.array([index.setdefault(x, len(index)) for x in range_path] + [0], dtype=np.int64)
+        names = list(index)
         inner = paths.innermost(s, e, parent, launch)
-        names = np.array([*range_path, ""], dtype=object)  # the last: no range of the kernel's step
-        placed = (inner >= 0) & (np.append(range_step, -2)[inner] == at)
-        path = names[np.where(placed, inner, len(range_path))]
-        k.loc[mine, "step"] = np.where(in_step, st["step"].to_numpy()[np.clip(at, 0, None)], -1)
-        k.loc[mine, "path"] = np.where(in_step, path, "")
-    compute = k[~k["is_comm"].astype(bool)]
-    placed = compute[compute["step"] >= 0]
-    rows: dict[tuple, list[int]] = {}
-    for (step, path), g in placed.assign(d=placed["end_ns"] - placed["start_ns"]).groupby(["step", "path"])["d"]:
-        for key in ("", *paths.prefixes(path)):
-            acc = rows.setdefault((int(step), key), [0, 0])
-            acc[0] += int(g.sum())
-            acc[1] += len(g)
-    range_gpu = pd.DataFrame([(s_, p_, ns, n) for (s_, p_), (ns, n) in rows.items()], columns=range_cols)
-    comm = k[k["is_comm"].astype(bool)].drop_duplicates(["start_ns", "end_ns", "stream", "device"])
+        placed = in_step & (inner >= 0) & (np.append(range_step, -2)[inner] == at)
+        step[mine] = np.where(in_step, st["step"].to_numpy(dtype=np.int64)[np.clip(at, 0, None)], -1)
+        code[mine] = np.where(placed, range_code[inner], 0)
+    is_comm = np.asarray(k["is_comm"], dtype=bool)
+    start, end = np.asarray(k["start_ns"], dtype=np.int64), np.asarray(k["end_ns"], dtype=np.int64)
+    keep = ~is_comm & (step >= 0)
+    inner = (pd.DataFrame({"step": step[keep], "code": code[keep], "compute_ns": end[keep] - start[keep]})
+             .groupby(["step", "code"], as_index=False).agg(compute_ns=("compute_ns", "sum"),
+                                                            kernels=("compute_ns", "size")))
+    # each innermost path counts toward itself and every enclosing range ('' = the whole step)
+    up = pd.DataFrame([(c, key) for c in inner["code"].unique() for key in ("", *paths.prefixes(names[c]))],
+                      columns=["code", "path"])
+    range_gpu = (inner.merge(up, on="code").groupby(["step", "path"], as_index=False)[["compute_ns", "kernels"]]
+                 .sum())[range_cols]
     if len(ops):
-        where = ops[["start_ns", "end_ns", "stream", "device"]].merge(
-            comm[["start_ns", "end_ns", "stream", "device", "step", "path"]], how="left")
+        comm = pd.DataFrame({"start_ns": start[is_comm], "end_ns": end[is_comm],
+                             "stream": np.asarray(k["stream"])[is_comm], "device": np.asarray(k["device"])[is_comm],
+                             "step": step[is_comm], "code": code[is_comm]}).drop_duplicates(
+            ["start_ns", "end_ns", "stream", "device"])
+        where = ops[["start_ns", "end_ns", "stream", "device"]].merge(comm, how="left")
         ops["step"] = where["step"].fillna(-1).astype("int64").to_numpy()
-        ops["path"] = where["path"].fillna("").to_numpy()
+        ops["path"] = np.array(names, dtype=object)[where["code"].fillna(0).astype("int64").to_numpy()]
     return range_gpu, ops
 
 
