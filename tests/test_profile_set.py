@@ -414,8 +414,8 @@ def test_one_report_of_two_processes_split_into_ranks_merges_back_to_nsys():
 
 def test_ranks_on_two_hosts_are_aligned_by_session_start_and_called_approximate(tmp_path):
     """Same file as two hosts, the second one's session starting 5 ms later on the wall clock: its events are
-    shifted by +5 ms onto the first host's clock, and the alignment is said to be approximate. One host: no
-    shift."""
+    shifted by +5 ms onto the first host's clock, and the alignment is said to be approximate. One host, two
+    sessions: shifted by the difference of their starts too, with no note."""
     from nsys_analytics.ranks import data
 
     a = tmp_path / "h.0.sqlite"
@@ -432,8 +432,12 @@ def test_ranks_on_two_hosts_are_aligned_by_session_start_and_called_approximate(
     assert any("approximate" in n and "2 hosts" in n for n in pset.notes)
     s0, s1 = (data.step_timeline(m)["steps"] for m in pset.members)
     assert list(s1["start_ns"] - s0["start_ns"]) == [5_000_000] * len(s0)
+    # one host, two sessions: each stamps from its own start, so the shift is still the starts' difference
     same_host = ProfileSet([str(a), str(FORWARD)], engine=Sequential())
-    assert [m.clock_offset_ns for m in same_host.members] == [0, 0] and not same_host.notes
+    starts = [sqlite3.connect(p).execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0]
+              for p in (a, FORWARD)]
+    assert [m.clock_offset_ns for m in same_host.members] == [0, starts[1] - starts[0]] != [0, 0]
+    assert not any("hosts" in n for n in same_host.notes)
 
 
 def test_output_onto_an_input_profile_is_refused_and_the_profile_untouched(tmp_path):
