@@ -1,17 +1,29 @@
 """ProfileSet: inputs, rank ids, bad input, exact merges (property test on random splits), and the engines
-(sequential == local pool == a real Dask cluster on localhost)."""
+(sequential == local pool == a real Dask cluster on localhost).
+
+The multi-rank tables of kernels, nccl, nvtx and nvtx-gpu print their statistics as `nsys recipe` does (numpy's
+rounding, a blank Std for a single instance) where the single-file reports print as `nsys stats` does (half up,
+0.0). To compare them, `recipe_printed` applies that one documented difference to the single-file side,
+from the row's own exact Sum and Count, after checking the row against `nsys stats`' convention;
+every other cell must be equal as printed.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
+import itertools
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+from decimal import ROUND_HALF_UP, Decimal
 
+import numpy as np
 import pytest
 
 from nsys_analytics import open as open_profile
@@ -29,6 +41,60 @@ FORWARD = PROFILES / "gpt_forward.sqlite"
 
 def _rows_by_name(result):
     return {row[-1]: row for row in result.rows}
+
+
+# (sum, count, mean, median, std) of the single-file summaries whose multi-rank tables print as the recipes: by
+# column (kernels, nvtx; nvtx-gpu) and by CSV header.
+RECIPE_STATS = (("total_time_ns", "instances", "avg_ns", "med_ns", "stddev_ns"),
+                ("total_proj_time_ns", "range_instances", "proj_avg_ns", "proj_med_ns", "proj_stddev_ns"),
+                ("Total Time (ns)", "Instances", "Avg (ns)", "Med (ns)", "StdDev (ns)"),
+                ("Total Proj Time (ns)", "Range Instances", "Proj Avg (ns)", "Proj Med (ns)", "Proj StdDev (ns)"))
+
+
+def stats_round(x: float) -> float:
+    """`nsys stats`' rounding to one decimal (SQLite's round() in nsys): half away from zero on the double's exact
+    decimal value. Written out with Decimal: the SQLite of Python's sqlite3 (3.40) rounds a double just below a half
+    up (1075353 / 60 = 17922.5499999999992... -> 17922.6, where nsys prints 17922.5)."""
+    return float(Decimal(x).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def recipe_printed(columns, rows) -> list[tuple]:
+    """Rows of a single-file summary, printed as `nsys stats`, as a multi-rank table prints them (as `nsys
+    recipe`): the mean, which must be nsys stats' rounding of the row's exact Sum / Count, becomes numpy's round of
+    it; a single instance's Std, which must be 0.0, becomes blank. The median is a whole or half number, which both
+    roundings keep; the rest is unchanged."""
+    total, count, mean, median, std = (list(columns).index(c)
+                                       for c in next(s for s in RECIPE_STATS if set(s) <= set(columns)))
+    out = []
+    for row in rows:
+        row = list(row)
+        exact = row[total] / row[count]
+        assert row[mean] == stats_round(exact), (row, columns[mean])
+        row[mean] = float(np.round(exact, 1))
+        assert float(row[median] * 2).is_integer(), (row, columns[median])
+        if row[count] == 1:
+            assert row[std] == 0.0, (row, columns[std])
+            row[std] = None
+        out.append(tuple(row))
+    return out
+
+
+def recipe_printed_csv(text: str) -> list[list[str]]:
+    """`recipe_printed` on a single-file CSV: its rows of cells (as the CSV prints them), header first."""
+    header, *rows = csv.reader(io.StringIO(text))
+    typed = [[_number(v) for v in row] for row in rows]
+    printed = recipe_printed(header, typed)
+    return [header, *[["" if v is None else f"{v:.1f}" if type(v) is float else str(v) for v in r] for r in printed]]
+
+
+def _number(text: str):
+    """A CSV cell as the value it prints: an int, a float (always printed with its decimal point) or text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def _split_copies(tmp_path, source, parts: int, seed: int, table="CUPTI_ACTIVITY_KIND_KERNEL", where="true"):
@@ -64,25 +130,26 @@ def _keep_owned(paths, owner: dict[int, int], table: str) -> None:
 @pytest.mark.parametrize("seed,parts", [(1, 2), (2, 3), (3, 5)])
 def test_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
     """A profile's kernels dealt at random into k files: the combined table of the k files equals the single-file
-    report of the original (itself checked against nsys stats), every cell; each rank equals its own file."""
+    report of the original (itself checked against nsys stats), every cell (printed as the recipes:
+    `recipe_printed`); each rank equals its own file."""
     paths = _split_copies(tmp_path, TRAIN, parts, seed)
     pset = ProfileSet([str(p) for p in paths], engine=Sequential())
     assert pset.rank_source == "file name" and pset.ranks == list(range(parts))
     result = kernel_summary_set(pset)
     with open_profile(TRAIN) as p:
         whole = kernel_summary(p)
-    assert _rows_by_name(result.combined) == _rows_by_name(whole)
+    assert {r[-1]: r for r in result.combined.rows} == {r[-1]: r for r in recipe_printed(whole.columns, whole.rows)}
     for rank, path in enumerate(paths):
         with open_profile(path) as p:
-            own = _rows_by_name(kernel_summary(p))
+            own = kernel_summary(p)
         mine = {row[-1]: row[1:] for row in result.ranks.rows if row[0] == rank}
-        assert mine == own
+        assert mine == {r[-1]: r for r in recipe_printed(own.columns, own.rows)}
 
 
 @pytest.mark.parametrize("seed,parts", [(4, 2), (5, 3)])
 def test_kernels_by_launch_config_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
     """kernels --by-launch-config (= cuda_gpu_kern_gb_sum) and --name short on random splits: the combined table
-    equals the original's single-file report, every cell, and each rank its own file's."""
+    equals the original's single-file report, every cell (`recipe_printed`), and each rank its own file's."""
     from nsys_analytics.filters import KernelFilter
 
     paths = _split_copies(tmp_path, TRAIN, parts, seed)
@@ -91,12 +158,13 @@ def test_kernels_by_launch_config_combined_equals_the_whole_on_random_splits(tmp
         result = kernel_summary_set(pset, KernelFilter(name_kind=name_kind), by_launch=by_launch)
         with open_profile(TRAIN) as p:
             whole = kernel_summary(p, KernelFilter(name_kind=name_kind), by_launch)
-        assert sorted(result.combined.rows) == sorted(whole.rows)
+        assert sorted(result.combined.rows) == sorted(recipe_printed(whole.columns, whole.rows))
         assert len(whole.rows) > 10
         for rank, path in enumerate(paths):
             with open_profile(path) as p:
                 own = kernel_summary(p, KernelFilter(name_kind=name_kind), by_launch)
-            assert sorted(row[1:] for row in result.ranks.rows if row[0] == rank) == sorted(own.rows)
+            assert sorted(row[1:] for row in result.ranks.rows if row[0] == rank) == sorted(recipe_printed(
+                own.columns, own.rows))
     # classify: instances and time per name summed over the files = the original's (Time (%) to 1e-9)
     from nsys_analytics.categories.classify import classify_kernels
     from nsys_analytics.categories.rules import load_rules
@@ -111,7 +179,7 @@ def test_kernels_by_launch_config_combined_equals_the_whole_on_random_splits(tmp
 
 def test_kernels_with_graphs_combined_equals_the_whole_on_a_random_split(tmp_path):
     """kernels --graphs: graphs_whole's whole CUDA graph executions dealt at random into 3 files; the combined table
-    ([CUDA graph N] rows and kernels) equals the original's single-file --graphs report."""
+    ([CUDA graph N] rows and kernels) equals the original's single-file --graphs report (`recipe_printed`)."""
     from nsys_analytics.filters import KernelFilter
 
     source = PROFILES / "graphs_whole.sqlite"
@@ -126,7 +194,7 @@ def test_kernels_with_graphs_combined_equals_the_whole_on_a_random_split(tmp_pat
     with open_profile(source) as p:
         whole = kernel_summary(p, KernelFilter(), graphs=True)
     assert any(str(r[-1]).startswith("[CUDA graph") for r in whole.rows)
-    assert sorted(result.combined.rows) == sorted(whole.rows)
+    assert sorted(result.combined.rows) == sorted(recipe_printed(whole.columns, whole.rows))
 
 
 def _owner_by_top_range(source, parts: int, seed: int) -> dict[int, int]:
@@ -188,7 +256,8 @@ def test_nvtx_kernels_combined_equals_the_whole_on_random_splits(tmp_path, seed,
 
 
 def test_nvtx_combined_equals_the_whole_on_a_random_split(tmp_path):
-    """The same for nvtx_sum: NVTX ranges (not the domain and category definitions) dealt into 3 files."""
+    """The same for nvtx_sum: NVTX ranges (not the domain and category definitions) dealt into 3 files; the
+    combined table equals the original's report (`recipe_printed`)."""
     from nsys_analytics.nvtx.report import nvtx_summary
     from nsys_analytics.ranks.nvtx import nvtx_sum_set
 
@@ -196,7 +265,7 @@ def test_nvtx_combined_equals_the_whole_on_a_random_split(tmp_path):
     result = nvtx_sum_set(ProfileSet([str(p) for p in paths], engine=Sequential()))
     with open_profile(TRAIN) as p:
         whole = nvtx_summary(p)
-    assert result.combined.rows == whole.rows
+    assert result.combined.rows == recipe_printed(whole.columns, whole.rows)
 
 
 def test_engines_give_identical_results():
@@ -283,6 +352,56 @@ def test_cli_kernels_over_several_profiles_has_a_rank_column():
     assert ranks == {"0", "1", "all"}
 
 
+def test_a_single_instance_std_is_blank_in_every_format():
+    """Over several profiles a single instance's StdDev is blank, as the recipes print it: an empty cell in the
+    table, markdown and CSV, null in JSON; every other row's StdDev is printed."""
+    import json
+
+    from nsys_analytics.ranks.nvtx import nvtx_sum_set
+    from nsys_analytics.ranks.render import render_set
+
+    result = nvtx_sum_set(ProfileSet([str(TRAIN), str(FORWARD)], engine=Sequential()))
+    text = {fmt: render_set(result, fmt) for fmt in ("table", "markdown", "csv", "json")}
+    records = [r for rows in json.loads(text["json"]).values() if isinstance(rows[0], dict) for r in rows]
+    assert {r["instances"] == 1 for r in records} == {True, False}
+    assert all((r["stddev_ns"] is None) == (r["instances"] == 1) for r in records)
+    tables = {"csv": [list(csv.DictReader(io.StringIO(text["csv"])))], "markdown": _markdown_tables(text["markdown"]),
+              "table": _aligned_tables(text["table"])}
+    for fmt, parsed in tables.items():
+        rows = [r for t in parsed for r in t]
+        assert len(parsed) == (1 if fmt == "csv" else 2) and len(rows) == len(records), fmt
+        assert all((r["StdDev (ns)"] == "") == (r["Instances"] == "1") for r in rows), fmt
+
+
+def _markdown_tables(text: str) -> list[list[dict[str, str]]]:
+    """The tables of a markdown text, each as its rows of {header: cell}."""
+    tables, header = [], None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        if header is None:
+            header = cells
+            tables.append([])
+        elif not line.startswith("|-") and not line.startswith("|:"):
+            tables[-1].append(dict(zip(header, cells)))
+    return tables
+
+
+def _aligned_tables(text: str) -> list[list[dict[str, str]]]:
+    """The tables of the aligned text format, each as its rows of {header: cell}: the columns are where the dashes
+    under the header are."""
+    lines, tables = text.splitlines(), []
+    for i, line in enumerate(lines):
+        if i and line.startswith("--"):
+            spans = [m.span() for m in re.finditer(r"-+", line)]
+            header = [lines[i - 1][a:b].strip() for a, b in spans]
+            body = itertools.takewhile(bool, lines[i + 1:])
+            tables.append([{h: row[a:b].strip() for h, (a, b) in zip(header, spans)} for row in body])
+    return tables
+
+
 def test_unreachable_scheduler_is_one_line_exit_1_and_fast():
     start = time.monotonic()
     out = _cli("kernels", str(TRAIN), str(FORWARD), "--scheduler", "tcp://127.0.0.1:9")
@@ -340,16 +459,19 @@ def test_python_api_profile_set():
 
 @pytest.mark.parametrize("command", ["nvtx", "nvtx-gpu", "classify", "info"])
 def test_every_report_command_takes_several_profiles(command):
-    """Commands without an exact merge stack each rank's own table (equal to its single-file output) with a
-    rank column."""
+    """Each rank's rows of the CSV over several profiles equal its single-file output (with a rank column); for
+    nvtx and nvtx-gpu, printed as the recipes (`recipe_printed_csv`)."""
     out = _cli(command, str(TRAIN), str(FORWARD), "--format", "csv", "--jobs", "1")
     assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
-    assert lines[0].startswith("Rank,")
+    header, *rows = csv.reader(io.StringIO(out.stdout))
+    assert header[0] == "Rank"
     for rank, path in enumerate((TRAIN, FORWARD)):
-        single = _cli(command, str(path), "--format", "csv").stdout.splitlines()
-        mine = [line.split(",", 1)[1] for line in lines[1:] if line.split(",", 1)[0] == str(rank)]
-        assert mine == single[1:]
+        single = _cli(command, str(path), "--format", "csv").stdout
+        as_csv = recipe_printed_csv if command in ("nvtx", "nvtx-gpu") else lambda t: list(csv.reader(io.StringIO(t)))
+        expected = as_csv(single)
+        assert header[1:] == expected[0]
+        mine = [row[1:] for row in rows if row[0] == str(rank)]
+        assert mine == expected[1:] and mine
 
 
 def test_diagnose_over_several_profiles_gives_one_section_per_rank():
@@ -401,7 +523,8 @@ def test_ranks_of_different_nsys_versions_are_read_and_named(tmp_path):
 @pytest.mark.shared
 def test_one_report_of_two_processes_split_into_ranks_merges_back_to_nsys():
     """multiproc.sqlite (two processes sharing a GPU) split by process: two ranks, and the combined table is
-    byte for byte the `nsys stats cuda_gpu_kern_sum` CSV of the whole file."""
+    the `nsys stats cuda_gpu_kern_sum` CSV of the whole file, every cell (printed as the recipes:
+    `recipe_printed_csv`)."""
     from .conftest import SHARED
 
     path = SHARED / "h200-nsys2025.3" / "multiproc.sqlite"
@@ -409,7 +532,7 @@ def test_one_report_of_two_processes_split_into_ranks_merges_back_to_nsys():
     assert pset.rank_source == "process order" and len({m.pid for m in pset.members}) == 2
     out = _cli("kernels", str(path), "--by-rank", "--combined", "--format", "csv", "--jobs", "1")
     oracle = SHARED / "h200-nsys2025.3" / "oracle" / "multiproc" / "multiproc_cuda_gpu_kern_sum.csv"
-    assert out.stdout == oracle.read_text()
+    assert list(csv.reader(io.StringIO(out.stdout))) == recipe_printed_csv(oracle.read_text())
 
 
 def test_ranks_on_two_hosts_are_aligned_by_session_start_and_called_approximate(tmp_path):

@@ -1,7 +1,8 @@
 """The Python ProfileSet (nsys_analytics.open_set): every report method of the single-profile API, over many
 ranks. Each method's combined table equals the single-file method on the original of random splits (the merge
-is exact) and its per-rank rows equal each file's own single-file table; and each table equals, cell for cell,
-the CSV the CLI writes for the same command over the same files (the DDP fixtures)."""
+is exact) and its per-rank rows equal each file's own single-file table (kernel_summary, nvtx_summary and
+nvtx_gpu_summary as the set prints them, like `nsys recipe`: test_profile_set.recipe_printed); and each table
+equals, cell for cell, the CSV the CLI writes for the same command over the same files (the DDP fixtures)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import nsys_analytics
 from nsys_analytics.errors import UsageError
 
 from .conftest import PROFILES, RANKS, rank_files
-from .test_profile_set import _cli, _copies_by_owner, _keep_owned, _owner_by_top_range, _split_copies
+from .test_profile_set import _cli, _copies_by_owner, _keep_owned, _owner_by_top_range, _split_copies, recipe_printed
 
 TRAIN = PROFILES / "gpt_train.sqlite"
 HAVE_DDP = (RANKS / "ddp_straggler").is_dir()
@@ -55,17 +56,29 @@ def _assert_frames_equal(got: pd.DataFrame, want: pd.DataFrame):
         assert all(_same(x, y) for x, y in zip(g, w)), [(c, x, y) for c, x, y in zip(got.columns, g, w) if not _same(x, y)]
 
 
+# The methods whose set tables print their statistics as `nsys recipe` (the others as the single-file method).
+RECIPE_PRINTED = ("kernel_summary", "nvtx_summary", "nvtx_gpu_summary")
+
+
+def _single(profile, method: str, **kwargs) -> pd.DataFrame:
+    """The single-file method's frame, as the set prints it."""
+    frame = getattr(profile, method)(**kwargs)
+    if method not in RECIPE_PRINTED:
+        return frame
+    return pd.DataFrame(recipe_printed(list(frame.columns), _rows(frame)), columns=frame.columns)
+
+
 def _check_split(paths, method: str, whole_source=TRAIN, drop=(), **kwargs):
     """ProfileSet over `paths`: combined = the single-file method on `whole_source`; each rank = its file's."""
     ps = nsys_analytics.open_set([str(p) for p in paths], jobs=1)
     assert ps.ranks == list(range(len(paths)))
     with nsys_analytics.open(whole_source) as p:
-        whole = getattr(p, method)(**kwargs).drop(columns=list(drop))
+        whole = _single(p, method, **kwargs).drop(columns=list(drop))
     _assert_frames_equal(getattr(ps, method)(table="combined", **kwargs), whole)
     per_rank = getattr(ps, method)(table="ranks", **kwargs)
     for rank, path in enumerate(paths):
         with nsys_analytics.open(path) as p:
-            own = getattr(p, method)(**kwargs)
+            own = _single(p, method, **kwargs)
         _assert_frames_equal(per_rank[per_rank["rank"] == rank].drop(columns="rank").reset_index(drop=True), own)
     return ps
 

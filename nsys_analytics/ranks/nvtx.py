@@ -8,10 +8,12 @@ import pandas as pd
 from ..nvtx.report import (KERNEL_HEADERS, PROJECTION_SUMMARY_HEADERS, RANGE_HEADERS, nvtx_gpu_projection,
                            require_ranges)
 from .merge import _stats, merge_distributions, summarize
-from .summary import SetResult, result_of
+from .summary import RECIPE_NOTE, SetResult, blank_single_std, result_of
 
 _INSTANCE_COLUMNS = ["name", "style", "projected_duration_ns", "orig_duration_ns", "gpu_ops", "level", "num_child"]
-_ROUNDED = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns", "avg_gpu_ops", "avg_range_lvl", "avg_num_child")
+# nvtx_gpu_proj_sum prints Mean, Median and Std (rounded as the recipe does); the averages it lacks as nsys stats.
+_RECIPE = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns")
+_ROUNDED = ("avg_gpu_ops", "avg_range_lvl", "avg_num_child")
 
 
 def projection_instances(member, mode: str = "thread", exclusive: bool = False) -> pd.DataFrame:
@@ -40,9 +42,13 @@ def nvtx_gpu_set(pset, mode: str = "thread", exclusive: bool = False) -> SetResu
     ranks = pd.concat([projection_summary(f).assign(rank=r) for r, f in zip(pset.ranks, per_rank)],
                       ignore_index=True)
     headers = {"rank": "Rank", **PROJECTION_SUMMARY_HEADERS}
-    return SetResult(result_of(combined, headers, _ROUNDED), result_of(ranks, headers, _ROUNDED),
+
+    def result(df):
+        return result_of(blank_single_std(df, "range_instances", "proj_stddev_ns"), headers, _ROUNDED, _RECIPE)
+
+    return SetResult(result(combined), result(ranks),
                      ["Combined statistics are computed from the union of every rank's projected range instances: "
-                      "exact."])
+                      "exact.", RECIPE_NOTE.replace("Avg, Med and StdDev", "Proj Avg, Med and StdDev")])
 
 
 def range_durations(member) -> pd.DataFrame:
@@ -65,10 +71,14 @@ def nvtx_sum_set(pset) -> SetResult:
 
     ranks = pd.concat([summary([f]).assign(rank=r) for r, f in zip(pset.ranks, per_rank)], ignore_index=True)
     headers = {"rank": "Rank", **RANGE_HEADERS}
-    rounded = ("time_pct", "avg_ns", "med_ns", "stddev_ns")
-    return SetResult(result_of(summary(per_rank), headers, rounded), result_of(ranks, headers, rounded),
+
+    def result(df):  # Time (%), which the recipe lacks, as nsys stats; its statistics as the recipe
+        return result_of(blank_single_std(df), headers, ("time_pct",), ("avg_ns", "med_ns", "stddev_ns"))
+
+    return SetResult(result(summary(per_rank)), result(ranks),
                      ["Time (%) is each range's share of the summed time of all ranges listed.",
-                      "Combined statistics are computed from the union of every rank's range durations: exact."])
+                      "Combined statistics are computed from the union of every rank's range durations: exact.",
+                      RECIPE_NOTE])
 
 
 def nccl_range_durations(member) -> pd.DataFrame:

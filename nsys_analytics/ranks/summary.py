@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..result import Result
-from ..rounding import nsys_round
+from ..rounding import nsys_round, recipe_round
 from .merge import merge_distributions, summarize
 
 # Our column -> nsys' header (cuda_gpu_kern_sum).
@@ -17,7 +17,11 @@ KERNEL_HEADERS = {
     "avg_ns": "Avg (ns)", "med_ns": "Med (ns)", "min_ns": "Min (ns)", "max_ns": "Max (ns)",
     "stddev_ns": "StdDev (ns)", "name": "Name",
 }
-_ROUNDED = ("time_pct", "avg_ns", "med_ns", "stddev_ns")
+# The statistics `nsys recipe` prints too (Mean, Median, Std) follow its conventions; Time (%), which it lacks,
+# rounds as nsys stats.
+_RECIPE = ("avg_ns", "med_ns", "stddev_ns")
+RECIPE_NOTE = ("Avg, Med and StdDev are rounded as nsys recipe prints them (half to even: 1220563.25 -> 1220563.2), "
+               "and StdDev is blank for a single instance.")
 
 
 @dataclass
@@ -68,7 +72,7 @@ def distribution_summary(per_rank: list[tuple[int, pd.DataFrame]], limit: int | 
     ranks = pd.concat(rank_frames, ignore_index=True) if rank_frames else combined.head(0).assign(rank=0)
     notes = ["Time (%) is each row's share of the summed time of the rows listed (all ranks in the combined "
              "table, the rank's own in the per-rank table).",
-             "Combined statistics are computed from the union of every rank's durations: exact."]
+             "Combined statistics are computed from the union of every rank's durations: exact.", RECIPE_NOTE]
     return SetResult(_result(combined.head(limit) if limit else combined, named), _result(ranks, named), notes)
 
 
@@ -95,15 +99,28 @@ def _split_key(out: pd.DataFrame, parts: tuple[str, ...]) -> pd.DataFrame:
 
 
 def _result(df: pd.DataFrame, headers: dict[str, str]) -> Result:
-    return result_of(df, headers, _ROUNDED)
+    return result_of(blank_single_std(df), headers, ("time_pct",), _RECIPE)
 
 
-def result_of(df: pd.DataFrame, headers: dict[str, str], rounded: tuple[str, ...]) -> Result:
-    """A frame as a Result: the columns named in `headers` (in that order), `rounded` ones rounded as nsys."""
+def result_of(df: pd.DataFrame, headers: dict[str, str], rounded: tuple[str, ...],
+              recipe: tuple[str, ...] = ()) -> Result:
+    """A frame as a Result: the columns named in `headers` (in that order), `rounded` ones rounded as nsys stats
+    prints, `recipe` ones as nsys recipe prints (half to even)."""
     columns = [c for c in headers if c in df.columns]
-    rows = [tuple(nsys_round(v) if c in rounded else _plain(v) for c, v in zip(columns, row))
+    how = {**{c: nsys_round for c in rounded}, **{c: recipe_round for c in recipe}}
+    rows = [tuple(how[c](v) if c in how else _plain(v) for c, v in zip(columns, row))
             for row in df[columns].itertuples(index=False, name=None)]
     return Result(columns, rows, headers=[headers[c] for c in columns])
+
+
+def blank_single_std(df: pd.DataFrame, count: str = "instances", std: str = "stddev_ns") -> pd.DataFrame:
+    """The standard deviation of a single instance blank (None), as the recipes leave it (pandas' NaN) where
+    nsys stats prints 0.0."""
+    if df.empty:
+        return df
+    single = df[count].to_numpy() == 1
+    return df.assign(**{std: pd.Series([None if one else _plain(v) for one, v in zip(single, df[std])],
+                                       index=df.index, dtype=object)})
 
 
 def _plain(v):
