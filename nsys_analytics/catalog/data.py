@@ -92,7 +92,8 @@ def _insert_children(conn: Connection, run_id: int, profiles: list[ProfileSummar
         base = {"run_id": run_id, "rank": p.rank}
         conn.execute(run_profiles.insert().values(
             **base, path=p.path, label=p.label, file_hash=p.file_hash, nsys_version=p.meta.get("nsys_version"),
-            capture_ns=p.meta.get("capture_ns"), gpus=p.meta.get("gpus")))
+            capture_ns=p.meta.get("capture_ns"), gpus=p.meta.get("gpus"),
+            summary_window=p.window if p.window != "all" else None, steady_steps=p.steps or None))
         _many(conn, kernel_stats, [{**base, "seq": j, "name_kind": k.name_kind, "name": k.name,
                                     "category": k.category, **_stat_row(k.stat)} for j, k in enumerate(p.kernels)])
         _many(conn, kernel_dists, [{**base, "seq": j, "dist": _dist_json(k.stat)} for j, k in enumerate(p.kernels)])
@@ -158,7 +159,8 @@ def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
         for r in conn.execute(select(run_profiles).where(run_profiles.c.run_id == run_id)):
             profiles[r.rank] = ProfileSummary(r.path, r.label, r.rank, r.file_hash,
                                               {"nsys_version": r.nsys_version, "capture_ns": r.capture_ns,
-                                               "gpus": r.gpus}, run.attribution)
+                                               "gpus": r.gpus}, run.attribution,
+                                              window=r.summary_window or "all", steps=r.steady_steps or 0)
         for r in conn.execute(_with_dists(kernel_stats, kernel_dists, run_id)):
             profiles[r.rank].kernels.append(KernelStat(r.name_kind, r.name, r.category, _stat_of(r)))
         for r in conn.execute(_with_dists(range_stats, range_dists, run_id)):

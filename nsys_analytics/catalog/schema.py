@@ -26,7 +26,7 @@ from sqlalchemy import (
     event,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 metadata = MetaData()
 
@@ -79,6 +79,10 @@ run_profiles = Table(
     Column("nsys_version", String(64)),
     Column("capture_ns", BigInteger),
     Column("gpus", Text),
+    # version 2: the window the profile's figures cover ('steady': the steady-state steps; NULL: the whole capture,
+    # as version 1 stored them) and how many steady-state steps it holds
+    Column("summary_window", String(16)),
+    Column("steady_steps", Integer),
 )
 
 
@@ -165,4 +169,7 @@ findings = Table(
 
 # version -> the DDL that brings a catalog from version-1 to it (run inside the opening transaction). Version 1 is
 # `metadata.create_all`; a later change adds e.g. `2: lambda conn: conn.exec_driver_sql("ALTER TABLE ...")`.
-MIGRATIONS: dict[int, Callable] = {}
+MIGRATIONS: dict[int, Callable] = {
+    2: lambda conn: (conn.exec_driver_sql("ALTER TABLE run_profiles ADD COLUMN summary_window VARCHAR(16)"),
+                     conn.exec_driver_sql("ALTER TABLE run_profiles ADD COLUMN steady_steps INTEGER")),
+}
