@@ -120,8 +120,9 @@ def test_runs_diff_equals_diff_on_the_files(db):
     files = json.loads(invoke("diff", TRAIN, SDPA, "--format", "json"))
     assert stored == files and stored["range_categories"]
     stored = json.loads(runs("diff", "3", "4", "--format", "json", "--name", "short", db=db))
-    files = json.loads(invoke("diff", FORWARD, RENAMED, "--format", "json", "--name", "short", "--attribution", "none"))
-    assert stored == files and "range_categories" not in stored
+    # added without an attribution, a run still carries the steady state in diff's default one (auto)
+    files = json.loads(invoke("diff", FORWARD, RENAMED, "--format", "json", "--name", "short"))
+    assert stored == files and stored["range_categories"]
 
 
 def test_trend_metrics_equal_the_profiles_figures(db):

@@ -23,6 +23,7 @@ from .schema import (
     range_stats,
     run_profiles,
     run_tags,
+    steady_summaries,
     runs,
 )
 
@@ -92,8 +93,7 @@ def _insert_children(conn: Connection, run_id: int, profiles: list[ProfileSummar
         base = {"run_id": run_id, "rank": p.rank}
         conn.execute(run_profiles.insert().values(
             **base, path=p.path, label=p.label, file_hash=p.file_hash, nsys_version=p.meta.get("nsys_version"),
-            capture_ns=p.meta.get("capture_ns"), gpus=p.meta.get("gpus"),
-            summary_window=p.window if p.window != "all" else None, steady_steps=p.steps or None))
+            capture_ns=p.meta.get("capture_ns"), gpus=p.meta.get("gpus")))
         _many(conn, kernel_stats, [{**base, "seq": j, "name_kind": k.name_kind, "name": k.name,
                                     "category": k.category, **_stat_row(k.stat)} for j, k in enumerate(p.kernels)])
         _many(conn, kernel_dists, [{**base, "seq": j, "dist": _dist_json(k.stat)} for j, k in enumerate(p.kernels)])
@@ -104,6 +104,9 @@ def _insert_children(conn: Connection, run_id: int, profiles: list[ProfileSummar
         _many(conn, range_kernels, [{**base, "seq": j, "range": rk.range, "kernel": rk.kernel,
                                      "short": p.short_names.get(rk.kernel), "kernel_ns": rk.kernel_ns,
                                      "kernels": rk.kernels} for j, rk in enumerate(p.range_kernels)])
+        if p.steady is not None:
+            conn.execute(steady_summaries.insert().values(
+                **base, summary=json.dumps(p.steady.to_json(), separators=(",", ":"))))
         if found is not None:
             _many(conn, findings, [{**base, "seq": j, **f} for j, f in enumerate(found[i])])
 
@@ -159,8 +162,7 @@ def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
         for r in conn.execute(select(run_profiles).where(run_profiles.c.run_id == run_id)):
             profiles[r.rank] = ProfileSummary(r.path, r.label, r.rank, r.file_hash,
                                               {"nsys_version": r.nsys_version, "capture_ns": r.capture_ns,
-                                               "gpus": r.gpus}, run.attribution,
-                                              window=r.summary_window or "all", steps=r.steady_steps or 0)
+                                               "gpus": r.gpus}, run.attribution)
         for r in conn.execute(_with_dists(kernel_stats, kernel_dists, run_id)):
             profiles[r.rank].kernels.append(KernelStat(r.name_kind, r.name, r.category, _stat_of(r)))
         for r in conn.execute(_with_dists(range_stats, range_dists, run_id)):
@@ -172,9 +174,23 @@ def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
             p.range_kernels.append(RangeKernel(r.range, r.kernel, r.kernel_ns, r.kernels))
             if r.short is not None:
                 p.short_names[r.kernel] = r.short
+        for r in conn.execute(select(steady_summaries).where(steady_summaries.c.run_id == run_id)):
+            profiles[r.rank].steady = _steady_of(r.summary, profiles[r.rank])
         return [profiles[k] for k in sorted(profiles)]
 
     return catalog.read(work)
+
+
+def _steady_of(text: str, whole: ProfileSummary) -> ProfileSummary | None:
+    """A stored steady-state summary (None where it cannot be read: the whole-capture figures then serve)."""
+    from ..diff.summary import ProfileSummary
+
+    try:
+        steady = ProfileSummary.from_json(json.loads(text))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    steady.path, steady.label, steady.rank = whole.path, whole.label, whole.rank
+    return steady
 
 
 RUN_COLUMNS = ("id", "added_at", "label", "ranks", "kernels", "kernel_ns", "step_range", "step_instances",

@@ -79,10 +79,6 @@ run_profiles = Table(
     Column("nsys_version", String(64)),
     Column("capture_ns", BigInteger),
     Column("gpus", Text),
-    # version 2: the window the profile's figures cover ('steady': the steady-state steps; NULL: the whole capture,
-    # as version 1 stored them) and how many steady-state steps it holds
-    Column("summary_window", String(16)),
-    Column("steady_steps", Integer),
 )
 
 
@@ -155,6 +151,15 @@ range_kernels = Table(
     Column("kernels", BigInteger, nullable=False),
 )
 
+steady_summaries = Table(  # version 2
+    "steady_summaries", metadata,
+    _run_id(),
+    Column("rank", Integer, primary_key=True),
+    # the rank's figures over the steady-state steps (`diff`'s window; the tables above cover the whole capture), as
+    # the JSON of diff.summary.ProfileSummary.to_json()
+    Column("summary", Text, nullable=False),
+)
+
 findings = Table(
     "findings", metadata,
     _run_id(),
@@ -170,6 +175,5 @@ findings = Table(
 # version -> the DDL that brings a catalog from version-1 to it (run inside the opening transaction). Version 1 is
 # `metadata.create_all`; a later change adds e.g. `2: lambda conn: conn.exec_driver_sql("ALTER TABLE ...")`.
 MIGRATIONS: dict[int, Callable] = {
-    2: lambda conn: (conn.exec_driver_sql("ALTER TABLE run_profiles ADD COLUMN summary_window VARCHAR(16)"),
-                     conn.exec_driver_sql("ALTER TABLE run_profiles ADD COLUMN steady_steps INTEGER")),
+    2: lambda conn: steady_summaries.create(conn),  # runs stored before keep their whole-capture figures only
 }

@@ -121,6 +121,7 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
     problem = mismatch(base_runs, new_runs)
     if problem and strict:
         raise NsysAnalyticsError(f"diff: {problem}")
+    base_runs, new_runs = _windowed(base_runs, new_runs)
     b = merge_side([p for run in base_runs for p in run], name_kind, base_runs)
     n = merge_side([p for run in new_runs for p in run], name_kind, new_runs)
     if b.unit != n.unit:  # one side has no steady state: compare per run
@@ -145,6 +146,15 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
         report.verdict = f"Warning: {problem}. {report.verdict}"
         report.notes.insert(0, f"Warning: {problem}.")
     return report
+
+
+def _windowed(base_runs: list[list[ProfileSummary]], new_runs: list[list[ProfileSummary]]) -> tuple[list, list]:
+    """The steady-state summaries the catalog's carry (`steady`) where every profile on both sides has one, else
+    the summaries as they are (the same window on both sides either way)."""
+    profiles = [p for run in (*base_runs, *new_runs) for p in run]
+    if profiles and all(p.steady is not None for p in profiles):
+        return [[p.steady for p in run] for run in base_runs], [[p.steady for p in run] for run in new_runs]
+    return base_runs, new_runs
 
 
 def _several_ranks(base_runs: list[list], new_runs: list[list]) -> bool:

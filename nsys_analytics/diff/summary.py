@@ -115,6 +115,7 @@ class ProfileSummary:
     window: str = "all"  # 'steady': kernels and ranges of the steady-state steps only; 'all': the whole capture
     steps: int = 0  # steady-state step instances (window 'steady')
     step_range: str | None = None  # the glob naming those steps
+    steady: ProfileSummary | None = None  # with a whole-capture summary (the catalog's), the steady-state one
 
     def kernel_stats(self, name_kind: str) -> list[KernelStat]:
         return [k for k in self.kernels if k.name_kind == name_kind]
