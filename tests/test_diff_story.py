@@ -41,20 +41,22 @@ def test_substitution_by_hand():
     """Net = -4 - 6 (fused gone) + 5 + 3 + 8 (new in :attention) + 2 (the GEMM launched more in :backward, a range
     the fused kernels ran in) = +8 ms; the layer norm (not a part of attention) is left out. Words heaviest first:
     matmul 8 + 2 = 10 ms ('batched matmul' 8, 'matmul' 2), softmax 5, masking 3."""
-    text, net = substitution(rows(), set(), {":attention"}, (30e6, 38e6))
-    assert net == pytest.approx(8e6)
-    assert text == ("fused attention (FlashAttention) gone; unfused batched matmul, softmax, masking and matmul took "
-                    "its place: attention +8.000 ms per step")
+    story = substitution(rows(), set(), {":attention"}, (30e6, 38e6))
+    assert story.kernel_ns == pytest.approx(8e6)
+    text = ("fused attention (FlashAttention) gone; unfused batched matmul, softmax, masking and matmul took its "
+            "place: attention ")
+    assert story.sentence() == text + "+8.000 ms of kernel time per step"
+    assert story.sentence("per step", 12.5e6) == text + "+12.5 ms per step (+8.000 ms of it in kernels)"
 
 
 def test_the_reverse_and_nothing_without_a_fused_family():
     flipped = [Row(r.status.replace("disappeared", "x").replace("appeared", "disappeared").replace("x", "appeared"),
                    r.category, r.range, r.new_ns, r.base_ns, r.new_instances, r.base_instances, r.name)
                for r in rows()]
-    text, net = substitution(flipped, {":attention"}, set(), (38e6, 30e6))
-    assert net == pytest.approx(-8e6)
-    assert text.startswith("unfused batched matmul, softmax, masking and matmul gone; fused attention "
-                           "(FlashAttention) took their place: attention -8.000 ms per step")
+    story = substitution(flipped, {":attention"}, set(), (38e6, 30e6))
+    assert story.kernel_ns == pytest.approx(-8e6)
+    assert story.sentence() == ("unfused batched matmul, softmax, masking and matmul gone; fused attention "
+                                "(FlashAttention) took their place: attention -8.000 ms of kernel time per step")
     assert substitution([r for r in rows() if r.category != "attention"], set(), {":attention"}, (30e6, 38e6)) is None
 
 

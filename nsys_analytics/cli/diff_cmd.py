@@ -32,6 +32,9 @@ def diff_options(f):
                           "the one --table)."),
         click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to FILE instead of standard output."),
+        click.option("--min-effect", "min_effects", multiple=True, metavar="step|kernel=PCT",
+                     help="With one run per side, the smallest change of the step time or of the kernel time per "
+                          "step called beyond noise (defaults: step=45, kernel=1, from identical runs; docs/diff.md)."),
         click.option("--strict", is_flag=True,
                      help="Refuse sides that do not match (runs of different rank counts) instead of warning."),
     ]
@@ -51,7 +54,8 @@ def diff_options(f):
                    "NVTX range family, warm-up left out); all: the whole capture, per run.")
 @RULES_OPTION
 @diff_options
-def command(profiles, attribution, window, rules_files, name_kind, alpha, tables, limit, plot, fmt, output, strict):
+def command(profiles, attribution, window, rules_files, name_kind, alpha, tables, limit, plot, fmt, output,
+            min_effects, strict):
     """Did my change make it faster, and where: BASE against NEW, per kernel, category, NVTX range and rank.
 
     A one-sentence verdict comes first: the step time and the GPU kernel time per step of the steady state, which
@@ -84,8 +88,28 @@ def command(profiles, attribution, window, rules_files, name_kind, alpha, tables
             done = list(pool.map(lambda r: summarize_side(r, rules, attribution, window=window), runs))
     else:
         done = [summarize_side(r, rules, attribution, window=window) for r in runs]
-    report = build_diff_runs(done[:len(base_runs)], done[len(base_runs):], name_kind, alpha, strict=strict)
+    report = build_diff_runs(done[:len(base_runs)], done[len(base_runs):], name_kind, alpha,
+                             parse_min_effects(min_effects), strict)
     write_report(report, fmt, tables, limit, output, plot)
+
+
+def parse_min_effects(items: tuple[str, ...]) -> dict[str, float]:
+    """`--min-effect step=10 --min-effect kernel=0.5` -> {'step': 10.0, 'kernel': 0.5}."""
+    import math
+
+    from ..errors import UsageError
+
+    out = {}
+    for item in items:
+        kind, _, value = item.partition("=")
+        try:
+            pct = float(value)
+        except ValueError:
+            pct = math.nan
+        if kind not in ("step", "kernel") or not math.isfinite(pct) or pct < 0:
+            raise UsageError(f"--min-effect {item!r}: write step=PCT or kernel=PCT, PCT a percentage >= 0")
+        out[kind] = pct
+    return out
 
 
 def write_report(report, fmt, tables, limit, output, plot) -> None:

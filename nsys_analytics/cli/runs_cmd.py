@@ -9,7 +9,7 @@ import click
 
 from ..errors import UsageError
 from ..render import FORMATS, PARQUET, render
-from .diff_cmd import diff_options, write_report
+from .diff_cmd import diff_options, parse_min_effects, write_report
 from .rules_option import RULES_OPTION
 
 EXIT_GATE = 4
@@ -175,7 +175,7 @@ def show(run_id, db, fmt, output):
 @click.argument("selected", nargs=-1, required=True)
 @DB_OPTION
 @diff_options
-def diff(selected, db, name_kind, alpha, tables, limit, plot, fmt, output, strict):
+def diff(selected, db, name_kind, alpha, tables, limit, plot, fmt, output, min_effects, strict):
     """The `diff` tables and verdict of stored runs (no profile files needed): BASE_ID NEW_ID, or several runs
     per side, each a run id or a tag KEY=VALUE (every run with that tag), as BASE... --vs NEW...
 
@@ -191,7 +191,7 @@ def diff(selected, db, name_kind, alpha, tables, limit, plot, fmt, output, stric
     catalog = _open(db)
     base_ids, new_ids = _run_sides(catalog, selected)
     report = build_diff_runs([load_run(catalog, i) for i in base_ids], [load_run(catalog, i) for i in new_ids],
-                             name_kind, alpha, strict=strict)
+                             name_kind, alpha, parse_min_effects(min_effects), strict)
     write_report(report, fmt, tables, limit, output, plot)
 
 

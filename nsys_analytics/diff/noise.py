@@ -15,8 +15,10 @@ import math
 from dataclasses import dataclass
 
 # Smallest change (percent) that one run per side may call beyond noise, per metric: above the largest spread
-# between repeated runs of identical code (docs/diff.md, "The noise model": measured A/A runs).
-MIN_EFFECT_PCT = {"step": 5.0, "kernel": 1.0}
+# between repeated runs of identical code (docs/diff.md, "The noise model"; fixtures/diff: 7 runs on an H100 host
+# shared with other jobs, the step time moved by up to 41.6 % between identical runs, the kernel time per step by
+# at most 0.16 %). `diff --min-effect step=PCT` sets it for a quieter machine.
+MIN_EFFECT_PCT = {"step": 45.0, "kernel": 1.0}
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,23 @@ _WORDS = (  # (category, name pattern or None, the word for such kernels)
 
 
 @dataclass(frozen=True)
+class Story:
+    """A substitution: what went and what came (`text`), the fused family, and the change of the kernel time of
+    the kernels involved (per step)."""
+
+    text: str
+    family: str
+    kernel_ns: float
+
+    def sentence(self, unit: str = "per step", step_ns: float | None = None) -> str:
+        """The story with its net change: the kernels' (`kernel_ns`), or, where the story is the step's change
+        (`step_ns`, the step time's change), that with the kernels' part of it."""
+        if step_ns is None:
+            return f"{self.text}: {self.family} {_signed_ms(self.kernel_ns)} of kernel time {unit}"
+        return f"{self.text}: {self.family} {_signed_ms(step_ns)} {unit} ({_signed_ms(self.kernel_ns)} of it in kernels)"
+
+
+@dataclass(frozen=True)
 class Row:
     """One row of the kernel table: what the story needs of it."""
 
@@ -49,20 +66,20 @@ class Row:
         return self.new_ns - self.base_ns
 
 
-def substitution(rows: list[Row], only_base: set[str], only_new: set[str], kernel_ns: tuple[float, float],
-                 unit: str = "per step") -> tuple[str, float] | None:
-    """(one sentence, net change in ns) when a fused family's kernels disappeared and its unfused form appeared in
-    the same ranges (or ranges only the new side has), or the reverse; None otherwise. `only_base`/`only_new`: range
-    families found on one side only; `kernel_ns`: each side's kernel time (per step)."""
+def substitution(rows: list[Row], only_base: set[str], only_new: set[str], kernel_ns: tuple[float, float]
+                 ) -> Story | None:
+    """The story when a fused family's kernels disappeared and its unfused form appeared in the same ranges (or
+    ranges only the new side has), or the reverse; None otherwise. `only_base`/`only_new`: range families found on
+    one side only; `kernel_ns`: each side's kernel time (per step)."""
     for fused, parts in FUSED.items():
         for gone_side in (0, 1):
-            story = _story(rows, fused, parts, gone_side, (only_base, only_new), kernel_ns, unit)
+            story = _story(rows, fused, parts, gone_side, (only_base, only_new), kernel_ns)
             if story:
                 return story
     return None
 
 
-def _story(rows, fused, parts, gone_side, only, kernel_ns, unit) -> tuple[str, float] | None:
+def _story(rows, fused, parts, gone_side, only, kernel_ns) -> Story | None:
     """gone_side 0: the fused kernels disappeared (new side unfused); 1: they appeared."""
     fused_status = "disappeared" if gone_side == 0 else "appeared"
     fused_rows = [r for r in rows if r.category == fused and r.status == fused_status]
@@ -84,10 +101,8 @@ def _story(rows, fused, parts, gone_side, only, kernel_ns, unit) -> tuple[str, f
     words = _words(part_rows)
     fused_text = f"fused {fused} ({label})" if label else f"fused {fused}"
     if gone_side == 0:
-        text = f"{fused_text} gone; unfused {words} took its place"
-    else:
-        text = f"unfused {words} gone; {fused_text} took their place"
-    return f"{text}: {fused} {_signed_ms(net)} {unit}", net
+        return Story(f"{fused_text} gone; unfused {words} took its place", fused, net)
+    return Story(f"unfused {words} gone; {fused_text} took their place", fused, net)
 
 
 def _took_part(r: Row, gone_side: int) -> bool:

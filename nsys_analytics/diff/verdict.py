@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..render import shorten_name
 from .matching import STEP_WORD, range_families
 from .noise import Judgement, judge
-from .story import Row, substitution
+from .story import Row, Story, substitution
 from .summary import ProfileSummary, Stat
 
 if TYPE_CHECKING:
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 _VERDICT_NAME = 60  # kernel names in the verdict: shortened towards this width, never past the functor or lambda
 _NAME_LEVEL = 2  # shorten_name's steps that keep the functor/lambda (`masked_fill_kernel…[lambda(float, bool)#1]`)
+STORY_SHARE = 0.5  # a substitution is the step's change where it holds at least this share of the kernel change
 WARMUP_WORD = "warm"  # ranges the verdict does not blame (warm-up is not the step)
 
 
@@ -66,6 +67,7 @@ def headline(b: Side, n: Side, rb: dict, rn: dict, alpha: float, min_effect: dic
         # a test's answer; None where one run per side leaves it to a threshold (runs gate decides by its own)
         "beyond_noise": lead.beyond if lead.p_value is not None else None,
         "step": _judgement(step), "kernel": _judgement(kernel), "moved": moved, "story": None, "story_ns": None,
+        "story_kernel_ns": None,
     }
 
 
@@ -99,8 +101,10 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
         text += f" (step time {_from_to(step)}: within it)" if step else ""
     story = _story(report, only)
     if story is not None:
-        h["story"], h["story_ns"] = story
-        return f"{text}: {story[0]}" + tail
+        step_ns = _story_step_ns(story, h)
+        h["story"] = story.sentence(unit, step_ns)
+        h["story_ns"], h["story_kernel_ns"] = (step_ns if step_ns is not None else story.kernel_ns), story.kernel_ns
+        return f"{text}: {h['story']}" + tail
     where = _where(report, sign)
     return (f"{text}, mostly {where}" if where else text) + tail
 
@@ -122,14 +126,26 @@ def _noise_words(h: dict) -> str:
             "more runs per side (diff A1 A2 A3 --vs B1 B2 B3) would tell")
 
 
-def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> tuple[str, float] | None:
+def _story_step_ns(story: Story, h: dict) -> float | None:
+    """The step time's change, where the story is what changed: its kernels carry at least half of the kernel
+    time's change and the step moved the same way (a launch-bound step gains more than its kernels' time)."""
+    step, kernel = h["step"], h["kernel"]
+    if step is None:
+        return None
+    kernel_change, step_change = kernel["new_ns"] - kernel["base_ns"], step["new_ns"] - step["base_ns"]
+    if kernel_change == 0 or story.kernel_ns / kernel_change < STORY_SHARE or step_change * story.kernel_ns <= 0:
+        return None
+    return step_change
+
+
+def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> Story | None:
     c = report.kernels.columns
     i = {k: c.index(k) for k in ("status", "category", "range", "base_total_ns", "new_total_ns", "base_instances",
                                  "new_instances", "name")}
     rows = [Row(r[i["status"]], r[i["category"]], r[i["range"]], r[i["base_total_ns"]], r[i["new_total_ns"]],
                 r[i["base_instances"]], r[i["new_instances"]], r[i["name"]]) for r in report.kernels.rows]
     total = report.categories.rows[-1]
-    return substitution(rows, only[0], only[1], (total[1], total[2]), report.headline["unit"])
+    return substitution(rows, only[0], only[1], (total[1], total[2]))
 
 
 def _where(report: DiffReport, sign: int) -> str | None:
