@@ -37,8 +37,9 @@ def steps_kernel_ns(path) -> tuple[list[int], list[int]]:
     steps = con.execute("SELECT e.start, e.end, e.globalTid >> 24 FROM NVTX_EVENTS e LEFT JOIN StringIds s "
                         "ON s.id = e.textId WHERE coalesce(e.text, s.value) LIKE 'step\\_%' ESCAPE '\\' "
                         "ORDER BY e.start").fetchall()
-    launches = con.execute("SELECT r.start, r.end, r.globalTid >> 24, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-                           "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+    launches = con.execute("SELECT r.start, r.end, r.globalTid >> 24, k.end - k.start "
+                           "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                           "ON r.correlationId = k.correlationId "
                            "AND r.globalTid >> 24 = k.globalPid >> 24").fetchall()
     con.close()
     kernel = [sum(d for s, e, pid, d in launches if pid == spid and a <= s and e <= b) for a, b, spid in steps]
@@ -50,8 +51,8 @@ def stretched(src, dst, kernels: float = 1.0, step_ns: dict[str, int] | None = N
     named in `step_ns` end that much later."""
     shutil.copy(src, dst)
     con = sqlite3.connect(dst)
-    con.execute(f"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start + CAST(round((end - start) * {kernels}) AS INTEGER) "
-                f"WHERE {where}")
+    con.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL "
+                f"SET end = start + CAST(round((end - start) * {kernels}) AS INTEGER) WHERE {where}")
     for step, ns in (step_ns or {}).items():
         con.execute("UPDATE NVTX_EVENTS SET end = end + ? WHERE textId IN (SELECT id FROM StringIds WHERE value = ?) "
                     "OR text = ?", (ns, step, step))
@@ -149,7 +150,8 @@ def test_step_moved_outside_kernels(tmp_path):
     steps, kernel = steps_kernel_ns(longer)
     _, kernel_before = steps_kernel_ns(TRAIN)
     assert kernel == kernel_before  # no launch moved into the longer steps
-    d = diff_json(TRAIN, longer)
+    assert diff_json(TRAIN, longer)["headline"]["moved"] == "none"  # +10 % is below the default step=45
+    d = diff_json(TRAIN, longer, "--min-effect", "step=5")  # a quiet machine's A/A spread
     assert d["headline"]["step"]["new_ns"] - d["headline"]["step"]["base_ns"] == pytest.approx(2_300_000 / 3)
     assert d["headline"]["moved"] == "step" and d["headline"]["kernel"]["change_pct"] == 0
     assert "kernel time unchanged" in d["verdict"] and "outside kernels (CPU, launch, sync)" in d["verdict"]
@@ -180,6 +182,12 @@ def test_verdict_names_keep_the_functor(tmp_path):
 
 
 # -- mismatched sides, runs diff --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", ["step", "step=", "wall=5", "kernel=-1", "kernel=nan", "step=inf"])
+def test_bad_min_effect_is_refused(bad):
+    result = invoke("diff", TRAIN, TRAIN, "--min-effect", bad)
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "--min-effect" in result.output
+
 
 def test_rank_count_mismatch_warns_or_refuses(tmp_path):
     ranks = [tmp_path / f"b_rank{i}.sqlite" for i in (0, 1)]

@@ -45,7 +45,8 @@ class Story:
         (`step_ns`, the step time's change), that with the kernels' part of it."""
         if step_ns is None:
             return f"{self.text}: {self.family} {_signed_ms(self.kernel_ns)} of kernel time {unit}"
-        return f"{self.text}: {self.family} {_signed_ms(step_ns)} {unit} ({_signed_ms(self.kernel_ns)} of it in kernels)"
+        kernels = f"{_signed_ms(self.kernel_ns)} of it in kernels"
+        return f"{self.text}: {self.family} {_signed_ms(step_ns)} {unit} ({kernels})"
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def _words(rows: list[Row]) -> str:
     """The unfused kernels in words, heaviest first: 'softmax, masking and batched matmul'."""
     weight: dict[str, float] = {}
     for r in rows:
-        word = next(w for cat, pattern, w in _WORDS if cat == r.category and (pattern is None or pattern.search(r.name)))
+        word = next(w for cat, pattern, w in _WORDS
+                    if cat == r.category and (pattern is None or pattern.search(r.name)))
         weight[word] = weight.get(word, 0.0) + abs(r.change_ns)
     words = sorted(weight, key=lambda w: -weight[w])
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

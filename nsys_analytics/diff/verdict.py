@@ -4,7 +4,7 @@ substitution, diff/story.py, else the range, category and kernel that weigh most
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..render import shorten_name
 from .matching import STEP_WORD, range_families
@@ -12,8 +12,8 @@ from .noise import Judgement, judge
 from .story import Row, Story, substitution
 from .summary import ProfileSummary, Stat
 
-if TYPE_CHECKING:
-    from .report import DiffReport, Side
+# report.py's Side and DiffReport (not imported: report imports this module); read by attribute only
+Side = DiffReport = Any
 
 _VERDICT_NAME = 60  # kernel names in the verdict: shortened towards this width, never past the functor or lambda
 _NAME_LEVEL = 2  # shorten_name's steps that keep the functor/lambda (`masked_fill_kernel…[lambda(float, bool)#1]`)
