@@ -142,12 +142,12 @@ def test_cli_formats(fmt, tmp_path):
     assert result.exit_code == 0, result.output
     if fmt == "json":
         data = json.loads(result.output)
-        assert data["verdict"].startswith("Step time") and data["kernels"] and data["ranges"]
+        assert data["verdict"].startswith("GPU kernel time per step") and data["kernels"] and data["ranges"]
     elif fmt == "csv":
         rows = list(csv.reader(io.StringIO(result.output)))
         assert rows[0][0] == "Status" and rows[0][-1] == "Name" and len(rows) > 20
     else:
-        assert result.output.startswith("Step time") or result.output.startswith("**Step time")
+        assert result.output.startswith(("GPU kernel time per step", "**GPU kernel time per step"))
 
 
 def test_cli_plot_and_output(tmp_path):

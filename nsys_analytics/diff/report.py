@@ -15,13 +15,14 @@ from .matching import STEP_WORD, pair_renamed, pair_variants, range_families
 from .sides import mismatch
 from .stats import RankTest, benjamini_hochberg, mann_whitney
 from .summary import ProfileSummary, RangeStat, Stat
-from .verdict import headline, step_family, verdict
+from .verdict import headline, run_kernel_ns, step_family, verdict
 
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "
           "20 instances and no ties, else normal approximation with tie and continuity correction; more than "
           "2,000 distinct durations are compared in 0.5 % bins); a kernel or range is beyond noise when its "
           "Benjamini-Hochberg adjusted p (q, over the rows of its table whose test can reach {alpha:g}) is below "
-          "{alpha:g}; the step time, one test named in advance, when its own p is below {alpha:g}")
+          "{alpha:g}. The headline is judged run by run: Welch's t on the runs' means per step with at least two "
+          "runs per side, else a minimum effect (docs/diff.md, The noise model)")
 
 
 @dataclass
@@ -458,13 +459,15 @@ def _rank_table(b: Side, n: Side, rb: dict, rn: dict) -> Result:
     rows = []
     for rank in sorted(ranks_b.keys() | ranks_n.keys()):
         pb, pn = ranks_b.get(rank), ranks_n.get(rank)
-        kb = sum(k.stat.total_ns for k in pb.kernel_stats("demangled")) if pb else None
-        kn = sum(k.stat.total_ns for k in pn.kernel_stats("demangled")) if pn else None
+        kb = run_kernel_ns([pb], b.unit) if pb else None
+        kn = run_kernel_ns([pn], n.unit) if pn else None
         sb, sn = _rank_step(pb, step), _rank_step(pn, step)
         rows.append((rank, pb.label if pb else None, pn.label if pn else None, kb, kn,
                      _pct(kn, kb) if kb and kn is not None else None, sb, sn,
                      _pct(sn, sb) if sb and sn is not None else None))
-    return Result(list(RANK_COLUMNS), rows, headers=list(RANK_COLUMNS.values()),
+    headers = [h.replace("Kernel (ns)", "Kernel (ns/step)" if b.unit == "per step" else "Kernel (ns)")
+               for h in RANK_COLUMNS.values()]
+    return Result(list(RANK_COLUMNS), rows, headers=headers,
                   notes=[f"Ranks paired by the number in the file name (rank3), else by position; step: {step}."
                          if step else "Ranks paired by the number in the file name (rank3), else by position."])
 
