@@ -125,7 +125,11 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
     base_runs, new_runs = _windowed(base_runs, new_runs)
     b = merge_side([p for run in base_runs for p in run], name_kind, base_runs)
     n = merge_side([p for run in new_runs for p in run], name_kind, new_runs)
+    windows = None
     if b.unit != n.unit:  # one side has no steady state: compare per run
+        windows = (f"Windows differ: base {'the steady state' if b.unit == 'per step' else 'the whole capture'}, new "
+                   f"{'the steady state' if n.unit == 'per step' else 'the whole capture'} (no step ranges on one "
+                   "side); compared per run.")
         b.per, b.unit, n.per, n.unit = float(len(base_runs)), "per run", float(len(new_runs)), "per run"
     fam_b, fam_n = _side_families(b, n)
     attributed = b.attribution is not None and n.attribution is not None and b.attribution == n.attribution
@@ -142,7 +146,7 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
     report.headline = headline(b, n, ranges_b, ranges_n, alpha, min_effect or {})
     only = (set(ranges_b) - set(ranges_n), set(ranges_n) - set(ranges_b))
     report.verdict = verdict(report, only)
-    report.notes = _notes(b, n, attributed, alpha)
+    report.notes = _notes(b, n, attributed, alpha) + ([windows] if windows else [])
     if problem:
         report.verdict = f"Warning: {problem}. {report.verdict}"
         report.notes.insert(0, f"Warning: {problem}.")
