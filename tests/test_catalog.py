@@ -149,7 +149,7 @@ def test_gate_exits_4_on_a_regression_with_the_verdict(db, tmp_path):
                                       "--db", db])
     assert slower.exit_code == 4, slower.output
     line = slower.output.strip()
-    assert line.count("\n") == 0 and line.startswith("FAIL (regression +38.5 % > 5 %") and "Step time" in line
+    assert line.count("\n") == 0 and line.startswith("FAIL (regression +38.5 % > 5 %") and "step time" in line
     faster = CliRunner().invoke(cli, ["runs", "gate", str(SDPA), "--baseline", "2", "--db", db])
     assert faster.exit_code == 0 and faster.output.startswith("PASS"), faster.output
     loose = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "1", "--max-regression", "50", "--db", db])
@@ -166,7 +166,7 @@ def test_python_catalog_returns_dataframes(db):
     assert list(frame["id"]) == [2, 1] and frame["tags"][0] == {"branch": "main"}
     kernels = cat.kernels(1, "short")
     assert kernels.loc[kernels["name"] == "Kernel2", "total_ns"].item() == 1_609_785  # nsys' cuda_gpu_kern_sum:base
-    assert cat.diff(1, 2)["verdict"].startswith("Step time")
+    assert "step time 7.673 ms -> 5.540 ms" in cat.diff(1, 2)["verdict"]
     cat.close()
 
 
