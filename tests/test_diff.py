@@ -92,7 +92,7 @@ def test_headline_step_time_by_hand_from_nvtx_sum():
         h = report.headline
         assert h["range"] == "train_loop:step_*" and h["base_instances"] == h["new_instances"] == 3
         assert h["base_ns"] == pytest.approx(sum(b) / 3) and h["new_ns"] == pytest.approx(sum(n) / 3)
-        assert f"Step time {base_ms:.3f} ms -> {new_ms:.3f} ms ({pct:+.1f} %)" in report.verdict
+        assert f"step time {base_ms:.3f} ms -> {new_ms:.3f} ms ({pct:+.1f} %)" in report.verdict
         assert "-27.8 %" in report.verdict
 
 
