@@ -168,6 +168,7 @@ def test_several_runs_per_side_welch_on_run_means(tmp_path):
     assert h["runs"] == [3, 3] and h["kernel"]["test"] == "welch"
     assert h["kernel"]["p_value"] == pytest.approx(welch_p(*values)) and h["kernel"]["p_value"] < 0.05
     assert h["kernel"]["base_ns"] == pytest.approx(sum(values[0]) / 3)
+    assert [r["kernel_ns"] for r in d["runs"]] == pytest.approx(values[0] + values[1])
     assert "Welch's t on 3 vs 3 runs" in d["verdict"] and h["moved"] == "kernel"
     same = diff_json(*base, "--vs", *base[::-1])
     assert same["verdict"].startswith("No change beyond run-to-run noise")

@@ -15,7 +15,7 @@ from .matching import STEP_WORD, pair_renamed, pair_variants, range_families
 from .sides import mismatch
 from .stats import RankTest, benjamini_hochberg, mann_whitney
 from .summary import ProfileSummary, RangeStat, Stat
-from .verdict import headline, run_kernel_ns, step_family, verdict
+from .verdict import headline, run_kernel_ns, run_step_ns, step_family, verdict
 
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "
           "20 instances and no ties, else normal approximation with tie and continuity correction; more than "
@@ -53,6 +53,7 @@ class DiffReport:
     ranges: Result
     range_categories: Result | None = None
     ranks: Result | None = None
+    runs: Result | None = None  # several runs on a side: each run's values per step
     notes: list[str] = field(default_factory=list)
     base_labels: list[str] = field(default_factory=list)
     new_labels: list[str] = field(default_factory=list)
@@ -63,6 +64,8 @@ class DiffReport:
             out["range_categories"] = self.range_categories
         if self.ranks is not None:
             out["ranks"] = self.ranks
+        if self.runs is not None:
+            out["runs"] = self.runs
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,6 +147,8 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
         base_labels=b.labels, new_labels=n.labels,
     )
     report.headline = headline(b, n, ranges_b, ranges_n, alpha, min_effect or {})
+    if len(base_runs) > 1 or len(new_runs) > 1:
+        report.runs = _run_table(b, n, report.headline["range"])
     only = (set(ranges_b) - set(ranges_n), set(ranges_n) - set(ranges_b))
     report.verdict = verdict(report, only)
     report.notes = _notes(b, n, attributed, alpha) + ([windows] if windows else [])
@@ -474,6 +479,23 @@ def _rank_table(b: Side, n: Side, rb: dict, rn: dict) -> Result:
     return Result(list(RANK_COLUMNS), rows, headers=headers,
                   notes=[f"Ranks paired by the number in the file name (rank3), else by position; step: {step}."
                          if step else "Ranks paired by the number in the file name (rank3), else by position."])
+
+
+RUN_COLUMNS = {
+    "side": "Side", "run": "Run", "steps": "Steps", "step_avg_ns": "Step Avg (ns)", "kernel_ns": "Kernel (ns/step)",
+}
+
+
+def _run_table(b: Side, n: Side, step: str | None) -> Result:
+    """Each run's mean step time and kernel time per step: the samples Welch's t compares."""
+    rows = []
+    for side, s in (("base", b), ("new", n)):
+        for run in s.runs:
+            rows.append((side, ", ".join(p.label for p in run), max(p.steps for p in run) or None,
+                         run_step_ns(run, step) if step else None, run_kernel_ns(run, s.unit)))
+    headers = [h if b.unit == "per step" else h.replace("ns/step", "ns/run") for h in RUN_COLUMNS.values()]
+    return Result(list(RUN_COLUMNS), rows, headers=headers,
+                  notes=["One row per run: its mean step time and kernel time per step (one sample each)."])
 
 
 def _rank_step(p: ProfileSummary | None, step: str | None) -> float | None:
