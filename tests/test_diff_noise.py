@@ -190,6 +190,13 @@ def test_bad_min_effect_is_refused(bad):
     assert result.exit_code == 2 and result.output.count("\n") == 1 and "--min-effect" in result.output
 
 
+@pytest.mark.parametrize("args", [("{tmp}/none_*.sqlite", "--vs", TRAIN), (TRAIN, "--vs"), ("--vs", TRAIN),
+                                  (TRAIN, "--vs", TRAIN, "--vs", TRAIN), ("--base", TRAIN, "--vs", TRAIN)])
+def test_bad_run_lists_are_refused(args, tmp_path):
+    result = invoke("diff", *(str(a).format(tmp=tmp_path) for a in args))
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+
+
 def test_rank_count_mismatch_warns_or_refuses(tmp_path):
     ranks = [tmp_path / f"b_rank{i}.sqlite" for i in (0, 1)]
     for r in ranks:
