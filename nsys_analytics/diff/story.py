@@ -20,7 +20,7 @@ _LABELS = (  # what the fused kernels are, from their names (first match)
     (re.compile(r"(?i)flash"), "FlashAttention"),
     (re.compile(r"(?i)fmha|efficient"), "memory-efficient attention"),
 )
-_WORDS = (  # (category, name pattern or None, the word for such kernels)
+_WORDS = (  # (category, name pattern or None, the word for such kernels), in the order the sentence names them
     ("softmax", None, "softmax"),
     ("elementwise", re.compile(r"(?i)masked_fill|where|mask|tril|triu|bitwise_not|logical_not"), "masking"),
     ("matmul", re.compile(r"(?i)bmm|batched|strided"), "batched matmul"),
@@ -122,13 +122,13 @@ def _label(names: list[str]) -> str | None:
 
 
 def _words(rows: list[Row]) -> str:
-    """The unfused kernels in words, heaviest first: 'softmax, masking and batched matmul'."""
-    weight: dict[str, float] = {}
-    for r in rows:
-        word = next(w for cat, pattern, w in _WORDS
-                    if cat == r.category and (pattern is None or pattern.search(r.name)))
-        weight[word] = weight.get(word, 0.0) + abs(r.change_ns)
-    words = sorted(weight, key=lambda w: -weight[w])
+    """The unfused kernels in words, the operations first: 'softmax, masking, batched matmul and copies' (one
+    matmul word: batched where any of them says so)."""
+    found = {next(w for cat, pattern, w in _WORDS if cat == r.category and (pattern is None or pattern.search(r.name)))
+             for r in rows}
+    if "batched matmul" in found:
+        found.discard("matmul")
+    words = [w for _, _, w in _WORDS if w in found]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
