@@ -233,13 +233,16 @@ def test_diff_summaries_read_the_stored_duration_counts_and_equal_the_exports(ca
     for mode in ("direct", "cached", "cached again"):
         monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1" if mode == "direct" else "0")
         with nsys_analytics.open(TRAIN) as p:
-            summaries[mode] = summarize(p, rules, attribution="none")
+            summaries[mode] = summarize(p, rules, attribution="none", window="all")
             if mode != "direct":
                 assert {"_kernel_durations", "_range_durations"} <= set(p._cache.attached)
-        summaries[mode, "ranks"] = ProfileSet([str(whole)]).map(summarize_member, rules, "none", False)
+            summaries[mode, "steady"] = summarize(p, rules, attribution="process")  # diff's default window
+        summaries[mode, "ranks"] = ProfileSet([str(whole)]).map(summarize_member, rules, "none", False, "all")
     assert {"_kernel_durations.duckdb", "_range_durations.duckdb"} <= parts(cached)
     assert len(summaries["direct"].kernels) > 50 and len(summaries["direct"].ranges) > 5
     assert summaries["direct"] == summaries["cached"] == summaries["cached again"]
+    assert summaries["direct", "steady"] == summaries["cached", "steady"] == summaries["cached again", "steady"]
+    assert summaries["direct", "steady"].steps == 3
     assert len(summaries["direct", "ranks"]) == 2
     assert summaries["direct", "ranks"] == summaries["cached", "ranks"] == summaries["cached again", "ranks"]
 

@@ -121,8 +121,9 @@ def test_runs_diff_equals_diff_on_the_files(db):
     files = json.loads(invoke("diff", TRAIN, SDPA, "--format", "json"))
     assert stored == files and stored["range_categories"]
     stored = json.loads(runs("diff", "3", "4", "--format", "json", "--name", "short", db=db))
-    files = json.loads(invoke("diff", FORWARD, RENAMED, "--format", "json", "--name", "short", "--attribution", "none"))
-    assert stored == files and "range_categories" not in stored
+    # added without an attribution, a run still carries the steady state in diff's default one (auto)
+    files = json.loads(invoke("diff", FORWARD, RENAMED, "--format", "json", "--name", "short"))
+    assert stored == files and stored["range_categories"]
 
 
 def test_trend_metrics_equal_the_profiles_figures(db):
@@ -149,7 +150,7 @@ def test_gate_exits_4_on_a_regression_with_the_verdict(db, tmp_path):
                                       "--db", db])
     assert slower.exit_code == 4, slower.output
     line = slower.output.strip()
-    assert line.count("\n") == 0 and line.startswith("FAIL (regression +38.5 % > 5 %") and "Step time" in line
+    assert line.count("\n") == 0 and line.startswith("FAIL (regression +38.5 % > 5 %") and "step time" in line
     faster = CliRunner().invoke(cli, ["runs", "gate", str(SDPA), "--baseline", "2", "--db", db])
     assert faster.exit_code == 0 and faster.output.startswith("PASS"), faster.output
     loose = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "1", "--max-regression", "50", "--db", db])
@@ -166,7 +167,7 @@ def test_python_catalog_returns_dataframes(db):
     assert list(frame["id"]) == [2, 1] and frame["tags"][0] == {"branch": "main"}
     kernels = cat.kernels(1, "short")
     assert kernels.loc[kernels["name"] == "Kernel2", "total_ns"].item() == 1_609_785  # nsys' cuda_gpu_kern_sum:base
-    assert cat.diff(1, 2)["verdict"].startswith("Step time")
+    assert "step time 7.673 ms -> 5.540 ms" in cat.diff(1, 2)["verdict"]
     cat.close()
 
 

@@ -169,7 +169,7 @@ def test_a_version_1_catalog_migrates_and_its_old_runs_gate_on_step_only(tmp_pat
     code, line = gate(TRAIN, "--baseline", "1", "--metric", "kernels", db=str(path))
     assert code == 2 and "run 1 has no Kernel time per step stored" in line, line
     with sqlite3.connect(path) as con:
-        assert con.execute("SELECT value FROM catalog_meta WHERE key = 'schema_version'").fetchone() == ("2",)
+        assert con.execute("SELECT value FROM catalog_meta WHERE key = 'schema_version'").fetchone() == ("3",)
         assert con.execute("SELECT count(*) FROM step_stats").fetchone() == (0,)
     add(TRAIN, "branch=main", db=str(path))  # a run added now stores its figures
     with sqlite3.connect(path) as con:

@@ -11,14 +11,19 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
                   diagnose: bool = False) -> tuple[list[ProfileSummary], list[list[dict]] | None]:
     """Summaries of the run's profiles (one per rank) and, with `diagnose`, each one's findings as rows. Several
     profiles are opened as ranks through `ProfileSet` (its rank ids; a whole-launch report split by process).
-    Without `diagnose` the summaries remembered in the cache folder are read back (diff/memo.py). Each summary also
-    gets its per-step GPU figures (catalog/steps.py: what `runs gate --metric gpu|kernels` compares)."""
+    Without `diagnose` nothing but the summaries is needed: those remembered in the cache folder are read back
+    (diff/memo.py). Each summary covers the whole capture and carries the steady-state one `diff` compares
+    (`steady`, in diff's default attribution where none is asked), so that `runs diff` says what `diff` says, and its
+    per-step GPU figures (catalog/steps.py: what `runs gate --metric gpu|kernels` compares)."""
     from .steps import add_step_metrics
 
     if not diagnose:
-        summaries = summarize_side(paths, rules, attribution, with_hash=True)
-        add_step_metrics(summaries)
-        return summaries, None
+        whole = summarize_side(paths, rules, attribution, with_hash=True, window="all")
+        steady = summarize_side(paths, rules, _steady_attribution(attribution), window="steady")
+        for w, s in zip(whole, steady):
+            w.steady = s
+        add_step_metrics(whole)
+        return whole, None
     if len(paths) == 1:
         from ..profile import Profile
 
@@ -43,7 +48,14 @@ def summarize_member(member, rules: RuleSet, attribution: str):
 
 
 def summarize_with_findings(profile, rules: RuleSet, rank: int, attribution: str):
-    return summarize(profile, rules, rank, attribution, with_hash=True), _findings(profile)
+    summary = summarize(profile, rules, rank, attribution, with_hash=True, window="all")
+    summary.steady = summarize(profile, rules, rank, _steady_attribution(attribution), window="steady")
+    return summary, _findings(profile)
+
+
+def _steady_attribution(attribution: str) -> str:
+    """`diff`'s default (auto) where `runs add` asks none, so that the stored steady state is what diff compares."""
+    return "auto" if attribution == "none" else attribution
 
 
 def _findings(profile) -> list[dict]:

@@ -23,6 +23,7 @@ from .schema import (
     range_stats,
     run_profiles,
     run_tags,
+    steady_summaries,
     runs,
     step_stats,
 )
@@ -105,6 +106,9 @@ def _insert_children(conn: Connection, run_id: int, profiles: list[ProfileSummar
                                      "short": p.short_names.get(rk.kernel), "kernel_ns": rk.kernel_ns,
                                      "kernels": rk.kernels} for j, rk in enumerate(p.range_kernels)])
         _many(conn, step_stats, _step_rows(base, p))
+        if p.steady is not None:
+            conn.execute(steady_summaries.insert().values(
+                **base, summary=json.dumps(p.steady.to_json(), separators=(",", ":"))))
         if found is not None:
             _many(conn, findings, [{**base, "seq": j, **f} for j, f in enumerate(found[i])])
 
@@ -212,9 +216,23 @@ def load_run(catalog: Catalog, run_id: int) -> list[ProfileSummary]:
             p.range_kernels.append(RangeKernel(r.range, r.kernel, r.kernel_ns, r.kernels))
             if r.short is not None:
                 p.short_names[r.kernel] = r.short
+        for r in conn.execute(select(steady_summaries).where(steady_summaries.c.run_id == run_id)):
+            profiles[r.rank].steady = _steady_of(r.summary, profiles[r.rank])
         return [profiles[k] for k in sorted(profiles)]
 
     return catalog.read(work)
+
+
+def _steady_of(text: str, whole: ProfileSummary) -> ProfileSummary | None:
+    """A stored steady-state summary (None where it cannot be read: the whole-capture figures then serve)."""
+    from ..diff.summary import ProfileSummary
+
+    try:
+        steady = ProfileSummary.from_json(json.loads(text))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    steady.path, steady.label, steady.rank = whole.path, whole.label, whole.rank
+    return steady
 
 
 RUN_COLUMNS = ("id", "added_at", "label", "ranks", "kernels", "kernel_ns", "step_range", "step_instances",

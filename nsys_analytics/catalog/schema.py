@@ -26,7 +26,7 @@ from sqlalchemy import (
     event,
 )
 
-SCHEMA_VERSION = 2  # 2: step_stats (per-step GPU figures for `runs gate --metric gpu|kernels`)
+SCHEMA_VERSION = 3  # 2: step_stats (per-step GPU figures for `runs gate --metric gpu|kernels`); 3: steady_summaries
 
 metadata = MetaData()
 
@@ -151,6 +151,15 @@ range_kernels = Table(
     Column("kernels", BigInteger, nullable=False),
 )
 
+steady_summaries = Table(  # version 2
+    "steady_summaries", metadata,
+    _run_id(),
+    Column("rank", Integer, primary_key=True),
+    # the rank's figures over the steady-state steps (`diff`'s window; the tables above cover the whole capture), as
+    # the JSON of diff.summary.ProfileSummary.to_json()
+    Column("summary", Text, nullable=False),
+)
+
 findings = Table(
     "findings", metadata,
     _run_id(),
@@ -174,7 +183,8 @@ step_stats = Table(  # per-step figures (catalog/steps.py); runs added before ve
 )
 
 # version -> the DDL that brings a catalog from version-1 to it (run inside the opening transaction). Version 1 is
-# `metadata.create_all`; a later change adds e.g. `3: lambda conn: conn.exec_driver_sql("ALTER TABLE ...")`.
+# `metadata.create_all`; a later change adds e.g. `4: lambda conn: conn.exec_driver_sql("ALTER TABLE ...")`.
 MIGRATIONS: dict[int, Callable] = {
-    2: lambda conn: step_stats.create(conn),  # a new table: older runs keep reading as before, without step figures
+    2: lambda conn: step_stats.create(conn, checkfirst=True),  # a new table: older runs keep reading as before, without step figures
+    3: lambda conn: steady_summaries.create(conn, checkfirst=True),  # runs stored before keep their whole-capture figures only
 }

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..diff import ALPHA, ATTRIBUTIONS, TABLES
+from ..diff import ALPHA, ATTRIBUTIONS, TABLES, WINDOWS
 from ..render import FORMATS, PARQUET
 from .rules_option import RULES_OPTION
 
@@ -32,6 +32,11 @@ def diff_options(f):
                           "the one --table)."),
         click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to FILE instead of standard output."),
+        click.option("--min-effect", "min_effects", multiple=True, metavar="step|kernel=PCT",
+                     help="With one run per side, the smallest change of the step time or of the kernel time per "
+                          "step called beyond noise (defaults: step=45, kernel=1, from identical runs; docs/diff.md)."),
+        click.option("--strict", is_flag=True,
+                     help="Refuse sides that do not match (runs of different rank counts) instead of warning."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -44,39 +49,67 @@ def diff_options(f):
               help="How kernels are placed in NVTX ranges for the per-range kernel time and variant pairing "
                    "(docs/nvtx.md); none skips it; auto: process up to 300,000 kernels per profile, none beyond "
                    "(the attribution costs about 1.3 s of CPU per million kernels).")
+@click.option("--window", type=click.Choice(WINDOWS), default="steady", show_default=True,
+              help="steady: every table and the headline cover the steady-state steps, per step (the step-like "
+                   "NVTX range family, warm-up left out); all: the whole capture, per run.")
 @RULES_OPTION
 @diff_options
-def command(profiles, attribution, rules_files, name_kind, alpha, tables, limit, plot, fmt, output):
+def command(profiles, attribution, window, rules_files, name_kind, alpha, tables, limit, plot, fmt, output,
+            min_effects, strict):
     """Did my change make it faster, and where: BASE against NEW, per kernel, category, NVTX range and rank.
 
-    A one-sentence verdict comes first (the step time if the profiles have step_N / iteration ranges, else the
-    GPU kernel time, with the rank test's p-value), then the tables. Kernels renamed only in template arguments
-    or launch configuration (a new cuBLAS tile, cutlass -> nvjet) pair as "variant" when category and NVTX range
-    agree. Several profiles per side (one per rank): --base A B ... --new C D ... (ranks paired by the number
-    after "rank" in the file name, else by position). See docs/diff.md.
+    A one-sentence verdict comes first: the step time and the GPU kernel time per step of the steady state, which
+    of them moved beyond run-to-run noise, and where (a fused kernel replaced by its unfused form is told as
+    such). Several runs per side, A1 A2 A3 --vs B1 B2 B3 (or globs), are compared run by run (Welch's t on the
+    runs' means); with one run per side a change must reach a minimum effect (docs/diff.md). Kernels renamed only
+    in template arguments or launch configuration (a new cuBLAS tile, cutlass -> nvjet) pair as "variant" when
+    category and NVTX range agree. Several profiles per side of one run (one per rank): --base A B ... --new C D
+    ... (ranks paired by the number after "rank" in the file name, else by position). See docs/diff.md.
 
     \b
     Examples:
       nsys-analytics diff before.sqlite after.sqlite
       nsys-analytics diff before.sqlite after.sqlite --name short --plot diff.png
       nsys-analytics diff before.sqlite after.sqlite --format csv --table ranges -o ranges.csv
+      nsys-analytics diff a1.sqlite a2.sqlite a3.sqlite --vs b1.sqlite b2.sqlite b3.sqlite
       nsys-analytics diff --base b_rank0.sqlite b_rank1.sqlite --new n_rank0.sqlite n_rank1.sqlite
     """
     from ..categories import load_rules
     from ..diff.data import summarize_side
-    from ..diff.report import build_diff
-    from ..diff.sides import split_sides
+    from ..diff.report import build_diff_runs
+    from ..diff.sides import split_runs
 
-    base_paths, new_paths = split_sides(profiles)
+    base_runs, new_runs = split_runs(profiles)
     rules = load_rules(rules_files)
-    if len(base_paths) == 1 and len(new_paths) == 1:
-        # Each profile has its own DuckDB connection: both are read at the same time (DuckDB releases the GIL).
+    runs = [*base_runs, *new_runs]
+    if all(len(r) == 1 for r in runs):
+        # Each profile has its own DuckDB connection: two are read at the same time (DuckDB releases the GIL).
         with ThreadPoolExecutor(max_workers=2) as pool:
-            base, new = pool.map(lambda path: summarize_side([path], rules, attribution), (base_paths[0], new_paths[0]))
+            done = list(pool.map(lambda r: summarize_side(r, rules, attribution, window=window), runs))
     else:
-        base, new = (summarize_side(paths, rules, attribution) for paths in (base_paths, new_paths))
-    report = build_diff(base, new, name_kind, alpha)
+        done = [summarize_side(r, rules, attribution, window=window) for r in runs]
+    report = build_diff_runs(done[:len(base_runs)], done[len(base_runs):], name_kind, alpha,
+                             parse_min_effects(min_effects), strict)
     write_report(report, fmt, tables, limit, output, plot)
+
+
+def parse_min_effects(items: tuple[str, ...]) -> dict[str, float]:
+    """`--min-effect step=10 --min-effect kernel=0.5` -> {'step': 10.0, 'kernel': 0.5}."""
+    import math
+
+    from ..errors import UsageError
+
+    out = {}
+    for item in items:
+        kind, _, value = item.partition("=")
+        try:
+            pct = float(value)
+        except ValueError:
+            pct = math.nan
+        if kind not in ("step", "kernel") or not math.isfinite(pct) or pct < 0:
+            raise UsageError(f"--min-effect {item!r}: write step=PCT or kernel=PCT, PCT a percentage >= 0")
+        out[kind] = pct
+    return out
 
 
 def write_report(report, fmt, tables, limit, output, plot) -> None:

@@ -10,7 +10,7 @@ import click
 from ..catalog.gate import METRIC_HELP
 from ..errors import UsageError
 from ..render import FORMATS, PARQUET, render
-from .diff_cmd import diff_options, write_report
+from .diff_cmd import diff_options, parse_min_effects, write_report
 from .rules_option import RULES_OPTION
 
 EXIT_GATE = 4
@@ -174,24 +174,56 @@ def show(run_id, db, fmt, output):
     _emit_tables(tables, fmt, output)
 
 
-@command.command("diff")
-@click.argument("base_id", type=int)
-@click.argument("new_id", type=int)
+@command.command("diff", context_settings={"ignore_unknown_options": True})
+@click.argument("selected", nargs=-1, required=True)
 @DB_OPTION
 @diff_options
-def diff(base_id, new_id, db, name_kind, alpha, tables, limit, plot, fmt, output):
-    """The `diff` tables of two stored runs (no profile files needed).
+def diff(selected, db, name_kind, alpha, tables, limit, plot, fmt, output, min_effects, strict):
+    """The `diff` tables and verdict of stored runs (no profile files needed): BASE_ID NEW_ID, or several runs
+    per side, each a run id or a tag KEY=VALUE (every run with that tag), as BASE... --vs NEW...
 
     \b
-    Example:
+    Examples:
       nsys-analytics runs diff 12 14 --name short
+      nsys-analytics runs diff 12 13 14 --vs 15 16 17
+      nsys-analytics runs diff commit=abc123 --vs commit=def456
     """
     from ..catalog.data import load_run
-    from ..diff.report import build_diff
+    from ..diff.report import build_diff_runs
 
     catalog = _open(db)
-    report = build_diff(load_run(catalog, base_id), load_run(catalog, new_id), name_kind, alpha)
+    base_ids, new_ids = _run_sides(catalog, selected)
+    report = build_diff_runs([load_run(catalog, i) for i in base_ids], [load_run(catalog, i) for i in new_ids],
+                             name_kind, alpha, parse_min_effects(min_effects), strict)
     write_report(report, fmt, tables, limit, output, plot)
+
+
+def _run_sides(catalog, items: tuple[str, ...]) -> tuple[list[int], list[int]]:
+    """`A B` (two run ids), or `A... --vs B...` where each item is a run id or a tag KEY=VALUE."""
+    if "--vs" not in items:
+        if len(items) != 2 or not all(i.isdigit() for i in items):
+            raise UsageError("give BASE_ID NEW_ID, or several runs per side as A... --vs B... (ids or KEY=VALUE)")
+        return [int(items[0])], [int(items[1])]
+    at = items.index("--vs")
+    sides = (_run_ids(catalog, items[:at]), _run_ids(catalog, items[at + 1:]))
+    if not sides[0] or not sides[1] or items.count("--vs") > 1:
+        raise UsageError("--vs needs at least one run (an id or KEY=VALUE) on each side: A... --vs B...")
+    return sides
+
+
+def _run_ids(catalog, items: tuple[str, ...]) -> list[int]:
+    from ..catalog.data import list_runs
+
+    ids: list[int] = []
+    for item in items:
+        if item.isdigit():
+            ids.append(int(item))
+            continue
+        found = sorted(r["id"] for r in list_runs(catalog, _tags((item,))))
+        if not found:
+            raise UsageError(f"{item}: no run in the catalog has this tag (see `runs list`)")
+        ids += found
+    return ids
 
 
 @command.command("trend")

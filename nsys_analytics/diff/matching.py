@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 _DIGITS = re.compile(r"\d+")
+STEP_WORD = re.compile(r"(^|[^a-z])(step|iter|iteration|batch)([^a-z]|$)", re.IGNORECASE)  # a step-like range
 _TEMPLATE = re.compile(r"<[^<>]*>")
 _ARGS = re.compile(r"\(.*\)\s*$")
 
@@ -21,6 +22,16 @@ def range_families(names: Iterable[str]) -> dict[str, str]:
     for name in names:
         patterns[_DIGITS.sub("*", name)].add(name)
     return {name: (p if len(group) > 1 else name) for p, group in patterns.items() for name in group}
+
+
+def step_family(totals: dict[str, float]) -> str | None:
+    """The step-like range family (a name with step, iter, iteration or batch as a word) holding the most time,
+    from {range name: its summed duration}; None where no name is step-like."""
+    families = range_families(totals)
+    time: dict[str, float] = defaultdict(float)
+    for name, ns in totals.items():
+        time[families[name]] += ns
+    return max((f for f in time if STEP_WORD.search(f)), key=lambda f: (time[f], f), default=None)
 
 
 def variant_key(name: str) -> str:

@@ -29,7 +29,7 @@ from .summary import ProfileSummary
 if TYPE_CHECKING:
     from ..categories import RuleSet
 
-FORMAT = "summary-v1"
+FORMAT = "summary-v2"
 KEEP = 256  # summaries remembered (tens of KB each); the least recently written go first
 MAX_BYTES = 4 * 2**20  # a larger one (thousands of kernel names) is computed each time: the folder stays small
 

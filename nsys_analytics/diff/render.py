@@ -18,6 +18,7 @@ TITLES = {
     "ranges": "NVTX ranges (per-instance durations)",
     "range_categories": "Kernel time by NVTX range and category",
     "ranks": "Ranks",
+    "runs": "Runs (each one sample of the headline's noise model)",
 }
 
 

@@ -112,6 +112,10 @@ class ProfileSummary:
     ranges: list[RangeStat] = field(default_factory=list)
     range_kernels: list[RangeKernel] = field(default_factory=list)
     short_names: dict[str, str] = field(default_factory=dict)  # demangled -> short
+    window: str = "all"  # 'steady': kernels and ranges of the steady-state steps only; 'all': the whole capture
+    steps: int = 0  # steady-state step instances (window 'steady')
+    step_range: str | None = None  # the glob naming those steps
+    steady: ProfileSummary | None = None  # with a whole-capture summary (the catalog's), the steady-state one
 
     def kernel_stats(self, name_kind: str) -> list[KernelStat]:
         return [k for k in self.kernels if k.name_kind == name_kind]
@@ -124,7 +128,8 @@ class ProfileSummary:
                 "ranges": [[r.name, r.style, _stat_json(r.wall), _stat_json(r.kernel) if r.kernel else None]
                            for r in self.ranges],
                 "range_kernels": [[r.range, r.kernel, r.kernel_ns, r.kernels] for r in self.range_kernels],
-                "short_names": self.short_names}
+                "short_names": self.short_names, "window": self.window, "steps": self.steps,
+                "step_range": self.step_range}
 
     @staticmethod
     def from_json(d: dict) -> ProfileSummary:
@@ -134,7 +139,8 @@ class ProfileSummary:
             [RangeStat(name, style, _stat_of(wall), _stat_of(kernel) if kernel else None)
              for name, style, wall, kernel in d["ranges"]],
             [RangeKernel(rng, kernel, int(ns), int(n)) for rng, kernel, ns, n in d["range_kernels"]],
-            {str(k): str(v) for k, v in d["short_names"].items()})
+            {str(k): str(v) for k, v in d["short_names"].items()}, str(d["window"]), int(d["steps"]),
+            d["step_range"])
 
 
 def _stat_json(s: Stat) -> list:

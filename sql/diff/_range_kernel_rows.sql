@@ -1,7 +1,8 @@
 -- _range_kernel_rows: the rows of range_kernels and range_kernels_gpu, appended to either (diff/data.py), whose
 -- CTEs per_instance (range_id, kernel_ns: an instance's inclusive kernel time) and per_name (range, name_id,
 -- kernel_ns, kernels: the kernel time per range name and kernel name, innermost range only) it reads.
--- Needs: _nvtx_ranges, strings.
+-- Needs: _nvtx_ranges, strings. Parameters: $from_ns, $to_ns (NULL: every instance), $steady_warmup: the instance
+-- rows keep the steady state's instances as steady_range_durations does (same rule, so their counts agree).
 -- Rows with a style are per range name, style and instance kernel time; rows without one per range and kernel.
 SELECT
     r.name AS range,                           -- range name ('domain:text')
@@ -13,6 +14,10 @@ SELECT
                                                -- rows: kernels counted
 FROM _nvtx_ranges AS r
 LEFT JOIN per_instance AS i ON i.range_id = r.range_id
+WHERE $from_ns IS NULL
+   OR (r.start_ns BETWEEN $from_ns AND $to_ns
+       AND NOT EXISTS (SELECT 1 FROM _nvtx_ranges AS w WHERE (w.text = $steady_warmup OR w.name = $steady_warmup)
+                       AND w.pid = r.pid AND w.start_ns <= r.start_ns AND r.end_ns <= w.end_ns))
 GROUP BY ALL
 UNION ALL
 SELECT p.range, NULL, s.value, p.kernel_ns, p.kernels

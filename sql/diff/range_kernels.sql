@@ -12,7 +12,9 @@
 -- holding the call are exactly the segment's ranges: the segment's innermost range and its covering ranges are the
 -- kernel's. A call reaching past its segment's end keeps those of the segment's ranges that also hold its end,
 -- and is picked one by one.
--- Needs: _range_keys, _range_grid, _range_ops, _nvtx_ranges, strings. Parameters: $mode ('thread' | 'process').
+-- Needs: _range_keys, _range_grid, _range_ops, _nvtx_ranges, strings, steady_ops. Parameters: $mode ('thread' |
+-- 'process'); $steady_range, $steady_warmup, $steady_after_ns: only the kernels of the steady state (steady_ops;
+-- $steady_range NULL: every kernel).
 -- Ends with the CTEs per_instance and per_name that _range_kernel_rows.sql (appended: diff/data.py) turns into
 -- its rows.
 WITH ranges AS MATERIALIZED (  -- ord: the innermost order (later start, then earlier end, then higher id last)
@@ -60,6 +62,8 @@ calls AS (  -- each kernel's launching call, with its key and the time bucket of
         SELECT *, CASE $mode WHEN 'thread' THEN launch_global_tid ELSE global_pid END AS key
         FROM _range_ops
         WHERE kind = 'kernel'
+          AND ($steady_range IS NULL OR op_id IN (
+              SELECT op_id FROM steady_ops($steady_range, $steady_warmup, $steady_after_ns) WHERE kind = 'kernel'))
     ) AS o
     JOIN _range_grid AS g ON g.mode = $mode AND g.key = o.key
 ),

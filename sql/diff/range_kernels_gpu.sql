@@ -3,14 +3,18 @@
 -- per range name and style, and the kernel time per range name and kernel name (innermost range only), from one
 -- pass of the attribution. Also the thread and process attribution's reference (tests/test_diff_range_kernels.py
 -- compares range_kernels with it).
--- Needs: nvtx_attributed_ops, _nvtx_ranges, strings. Parameters: $mode ('thread' | 'process' | 'gpu';
--- docs/nvtx.md). The innermost range is kernel_ranges' pick: the one that started last, then ends first.
+-- Needs: nvtx_attributed_ops, _nvtx_ranges, strings, steady_ops. Parameters: $mode ('thread' | 'process' |
+-- 'gpu'; docs/nvtx.md); $steady_range, $steady_warmup, $steady_after_ns: only the kernels of the steady state
+-- (steady_ops; $steady_range NULL: every kernel). The innermost range is kernel_ranges' pick: the one that started
+-- last, then ends first.
 -- Ends with the CTEs per_instance and per_name that _range_kernel_rows.sql (appended: diff/data.py) turns into
 -- its rows.
 WITH ops AS MATERIALIZED (
     SELECT op_id, range_id, range_start_ns, range_end_ns, duration_ns, name_id
     FROM nvtx_attributed_ops($mode, false)
     WHERE kind = 'kernel' AND range_id IS NOT NULL
+      AND ($steady_range IS NULL OR op_id IN (
+          SELECT op_id FROM steady_ops($steady_range, $steady_warmup, $steady_after_ns) WHERE kind = 'kernel'))
 ),
 innermost AS (
     SELECT
