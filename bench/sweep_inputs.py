@@ -263,6 +263,7 @@ def _baseline(work: Path, runner, env: dict) -> tuple[Path, Path]:
     good.parent.mkdir()
     shutil.copy(PROFILES / "gpt_forward.sqlite", good)
     catalog = work / "catalog" / "runs.db"
+    catalog.parent.mkdir(parents=True, exist_ok=True)
     code, _, stderr = runner(["runs", "add", str(good), "--db", str(catalog)], env)
     if code != 0:
         raise SystemExit(f"sweep: cannot make the baseline catalog: {stderr.strip()}")
