@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, insert
 
 from nsys_analytics.cli.main import cli
 from nsys_analytics.diff.data import summarize_side
-from nsys_analytics.catalog.schema import catalog_meta, metadata, steady_summaries
+from nsys_analytics.catalog.schema import SCHEMA_VERSION, catalog_meta, metadata, steady_summaries
 from nsys_analytics.categories import load_rules
 from nsys_analytics.diff.report import build_diff
 

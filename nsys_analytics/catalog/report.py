@@ -81,7 +81,13 @@ def gate(report: DiffReport, max_regression_pct: float, base_id: int | None, new
            f"{change:+.1f} % within the {max_regression_pct:g} % budget" if change <= max_regression_pct else
            f"{change:+.1f} % over {max_regression_pct:g} % but within noise")
     base = f"run {base_id}" if base_id is not None else "baseline"
-    return GateDecision(failed, f"{'FAIL' if failed else 'PASS'} ({why}; {new_name} vs {base}): {report.verdict}")
+    what = (f"Step time ({h['range']}, mean of {h['base_instances']} vs {h['new_instances']}) "
+            if h.get("metric") == "step" else "Kernel time ")
+    noise = (f"p = {h['p_value']:.2g}, {'beyond' if beyond else 'within'} run-to-run noise" if beyond is not None
+             else "one run per side: the threshold decides")
+    figures = f"{what}{h['base_ns'] / 1e6:.3f} ms -> {h['new_ns'] / 1e6:.3f} ms ({change:+.1f} %, {noise})"
+    return GateDecision(failed, f"{'FAIL' if failed else 'PASS'} ({why}; {new_name} vs {base}): {figures}. "
+                                f"{report.verdict}")
 
 
 def parse_metric(text: str) -> tuple[str, str | None]:

@@ -41,8 +41,10 @@ def nccl_ops(member) -> pd.DataFrame:
     return _on_common_clock(df, member, ("start_ns", "end_ns"))
 
 
-def _nccl(p) -> pd.DataFrame:
-    """nccl_ops.sql, or no rows at once where the profile has no NCCL kernel name."""
+def _nccl(p, kernels: dict | None = None) -> pd.DataFrame:
+    """nccl_ops.sql, or no rows at once where the profile has no NCCL kernel name. `kernels`: every kernel of the
+    profile as _kernels() reads them (then the compute kernels beside each NCCL kernel come from there, not from
+    another scan of the table)."""
     if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") or not p.sql(
             "SELECT count(*) FROM compat.CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName IN "
             "(SELECT id FROM strings WHERE value LIKE 'nccl%')").rows[0][0]:
@@ -56,12 +58,19 @@ def _nccl(p) -> pd.DataFrame:
     device = ops["device"].to_numpy()
     coverage = {d: intervals.Coverage(ops["start_ns"].to_numpy(dtype="int64")[device == d],
                                       ops["end_ns"].to_numpy(dtype="int64")[device == d]) for d in np.unique(device)}
-    for batch in _batches(p, query):
-        on = batch["device"].to_numpy()
+    if kernels is not None:
+        compute = ~kernels["is_comm"]
+        batches = [{"device": kernels["device"][compute], "start_ns": kernels["start_ns"][compute],
+                    "end_ns": kernels["end_ns"][compute]}]
+    else:
+        batches = ({c: b[c].to_numpy() for c in ("device", "start_ns", "end_ns")} for b in _batches(p, query))
+    for batch in batches:
+        on = batch["device"]
         for d, cover in coverage.items():
             mine = on == d
             if mine.any():
-                cover.add(batch["start_ns"].to_numpy(dtype="int64")[mine], batch["end_ns"].to_numpy(dtype="int64")[mine])
+                cover.add(np.asarray(batch["start_ns"], dtype="int64")[mine],
+                          np.asarray(batch["end_ns"], dtype="int64")[mine])
     overlap = np.zeros(len(ops), dtype=np.int64)
     for d, cover in coverage.items():
         overlap[device == d] = cover.result()
@@ -75,7 +84,8 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         has_nvtx = p.has_table("NVTX_EVENTS")
         steps = _run(p, "step_ranges", {}) if has_nvtx else pd.DataFrame(columns=["step", "name", "start_ns",
                                                                                    "end_ns", "pid"])
-        ops = _nccl(p)
+        kernels = _kernels(p)
+        ops = _nccl(p, kernels)
         detected = steps.empty and len(ops) > 0
         if detected:
             steps = repetition_steps(ops)  # no NVTX step ranges: the period of the NCCL sequence
@@ -85,29 +95,40 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         p.con.register("steps", steps)
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])
-        gpu = _step_gpu_time(p, steps)
-        range_gpu, ops = _placement(p, steps, has_nvtx, ops)
+        gpu = _step_gpu_time(p, steps, kernels)
+        range_gpu, ops = _placement(p, steps, has_nvtx, ops, kernels)
     steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
     return {"steps": steps, "phases": phases, "gpu": gpu, "range_gpu": range_gpu,
             "nccl": _slim(_on_common_clock(ops, member, ("start_ns", "end_ns")))}
 
 
-def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame):
+def _kernels(p) -> dict[str, np.ndarray] | None:
+    """Every kernel of the profile with its launch (kernel_launches.sql) as numpy arrays in start order, read once for
+    the NCCL kernels' overlap, the steps' GPU time and the placement in ranges; None without a kernel table."""
+    if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+        return None
+    query = sql_files.read("ranks", "kernel_launches").text
+    p.prepare(query)
+    k = p.con.execute(query).fetchnumpy()
+    launch = k["launch_ns"]
+    out = {"traced": ~np.ma.getmaskarray(launch),
+           "launch_ns": np.asarray(np.ma.filled(launch, -1) if np.ma.isMaskedArray(launch) else launch, dtype=np.int64)}
+    for c in ("start_ns", "end_ns", "device", "stream", "pid"):
+        out[c] = np.asarray(k[c], dtype=np.int64)
+    out["is_comm"] = np.asarray(k["is_comm"], dtype=bool)
+    order = np.argsort(out["start_ns"], kind="stable")
+    return {c: v[order] for c, v in out.items()}
+
+
+def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dict | None):
     """Where each kernel was launched (ranks/paths.py): the compute time per step and range path, rolled up to every
     enclosing range ('' = the whole step), and the NCCL operations with the step and path of their launch. The
     kernels stay numpy arrays (a rank may have millions); paths are codes into one list of names."""
     range_cols = ["step", "path", "compute_ns", "kernels"]
     ops = ops.reset_index(drop=True).assign(step=-1, path="")
-    if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+    if k is None:
         return pd.DataFrame(columns=range_cols), ops
-    query = sql_files.read("ranks", "kernel_launches").text
-    p.prepare(query)
-    k = p.con.execute(query).fetchnumpy()
-    launch_ns = k["launch_ns"]
-    traced = ~np.ma.getmaskarray(launch_ns)
-    launch_all = np.ma.filled(launch_ns, -1).astype(np.int64) if np.ma.isMaskedArray(launch_ns) else \
-        np.asarray(launch_ns, dtype=np.int64)
-    kpid = np.asarray(k["pid"], dtype=np.int64)
+    traced, launch_all, kpid = k["traced"], k["launch_ns"], k["pid"]
     step = np.full(len(kpid), -1, dtype=np.int64)
     code = np.zeros(len(kpid), dtype=np.int64)  # into names; 0: no range below the step
     names: list[str] = [""]
@@ -130,8 +151,7 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame):
         placed = in_step & (inner >= 0) & (np.append(range_step, -2)[inner] == at)
         step[mine] = np.where(in_step, st["step"].to_numpy(dtype=np.int64)[np.clip(at, 0, None)], -1)
         code[mine] = np.where(placed, range_code[inner], 0)
-    is_comm = np.asarray(k["is_comm"], dtype=bool)
-    start, end = np.asarray(k["start_ns"], dtype=np.int64), np.asarray(k["end_ns"], dtype=np.int64)
+    is_comm, start, end = k["is_comm"], k["start_ns"], k["end_ns"]
     keep = ~is_comm & (step >= 0)
     inner = (pd.DataFrame({"step": step[keep], "code": code[keep], "compute_ns": end[keep] - start[keep]})
              .groupby(["step", "code"], as_index=False).agg(compute_ns=("compute_ns", "sum"),
@@ -143,7 +163,7 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame):
                  .sum())[range_cols]
     if len(ops):
         comm = pd.DataFrame({"start_ns": start[is_comm], "end_ns": end[is_comm],
-                             "stream": np.asarray(k["stream"])[is_comm], "device": np.asarray(k["device"])[is_comm],
+                             "stream": k["stream"][is_comm], "device": k["device"][is_comm],
                              "step": step[is_comm], "code": code[is_comm]}).drop_duplicates(
             ["start_ns", "end_ns", "stream", "device"])
         where = ops[["start_ns", "end_ns", "stream", "device"]].merge(comm, how="left")
@@ -199,15 +219,29 @@ def repetition_steps(ops: pd.DataFrame, max_period: int = 256) -> pd.DataFrame:
                          "start_ns": bounds[:-1], "end_ns": bounds[1:], "pid": int(o["pid"].iloc[0])})
 
 
-def _step_gpu_time(p, steps: pd.DataFrame) -> pd.DataFrame:
-    """Busy, compute, communication and overlap time in each step's GPU window (ranks/intervals.py)."""
+def _step_gpu_time(p, steps: pd.DataFrame, kernels: dict | None = None) -> pd.DataFrame:
+    """Busy, compute, communication and overlap time in each step's GPU window (ranks/intervals.py). `kernels`: the
+    kernels already read (_kernels): then only the copies and memsets are read here."""
     columns = ["step", "gpu_busy_ns", "compute_ns", "comm_ns", "overlap_ns"]
     if steps.empty:
         return pd.DataFrame(columns=columns)
     lo = steps["start_ns"].to_numpy(dtype="int64")
     hi = steps["gpu_end_ns"].to_numpy(dtype="int64")
-    query = f'SELECT * FROM ({sql_files.read("ranks", "gpu_ops").text}) ORDER BY start_ns'
-    times = intervals.step_gpu_time(_batches(p, query), lo, hi)
+    if kernels is None:
+        query = f'SELECT * FROM ({sql_files.read("ranks", "gpu_ops").text}) ORDER BY start_ns'
+        times = intervals.step_gpu_time(_batches(p, query), lo, hi)
+    else:
+        query = sql_files.read("ranks", "copy_ops").text
+        p.prepare(query)
+        copies = p.con.execute(query).fetchnumpy()
+        s = np.concatenate([kernels["start_ns"], np.asarray(copies["start_ns"], dtype=np.int64)])
+        e = np.concatenate([kernels["end_ns"], np.asarray(copies["end_ns"], dtype=np.int64)])
+        n = len(kernels["start_ns"])
+        is_kernel = np.arange(len(s)) < n
+        is_comm = np.concatenate([kernels["is_comm"], np.zeros(len(s) - n, dtype=bool)])
+        order = np.argsort(s, kind="stable")
+        times = intervals.step_gpu_time([{"start_ns": s[order], "end_ns": e[order], "is_kernel": is_kernel[order],
+                                          "is_comm": is_comm[order]}], lo, hi)
     return pd.DataFrame({"step": steps["step"].to_numpy(), **times})[columns]
 
 
