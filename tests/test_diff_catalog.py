@@ -28,8 +28,9 @@ def invoke(*args):
 def test_schema_1_catalog_is_migrated_and_old_runs_compare_whole(tmp_path):
     path = tmp_path / "old.db"
     engine = create_engine(f"sqlite:///{path}")
-    with engine.begin() as conn:  # a catalog as schema 1 made it: every table but steady_summaries
-        metadata.create_all(conn, tables=[t for t in metadata.sorted_tables if t is not steady_summaries])
+    with engine.begin() as conn:  # a catalog as schema 1 made it: every table but the later ones
+        later = ("steady_summaries", "step_stats")
+        metadata.create_all(conn, tables=[t for t in metadata.sorted_tables if t.name not in later])
         conn.execute(insert(catalog_meta).values(key="schema_version", value="1"))
     engine.dispose()
     invoke("runs", "add", TRAIN, SDPA, "--db", path)  # migrates, then stores both windows
@@ -37,7 +38,7 @@ def test_schema_1_catalog_is_migrated_and_old_runs_compare_whole(tmp_path):
     assert stored["verdict"] == json.loads(invoke("diff", TRAIN, SDPA, "--format", "json"))["verdict"]
     engine = create_engine(f"sqlite:///{path}")
     with engine.begin() as conn:
-        assert conn.execute(catalog_meta.select()).first().value == "2"
+        assert conn.execute(catalog_meta.select()).first().value == str(SCHEMA_VERSION) == "3"
         conn.execute(steady_summaries.delete())  # as if stored under schema 1: the whole capture only
     engine.dispose()
     old = json.loads(invoke("runs", "diff", "1", "2", "--db", path, "--format", "json"))
