@@ -123,6 +123,7 @@ class ErrorHandlingGroup(click.Group):
                 ctx.exit(EXIT_INTERRUPTED)
             if debug:
                 raise
+            e = _known(e)
             if isinstance(e, NsysAnalyticsError):
                 click.secho(f"Error: {escape_controls(str(e))}", fg="red", err=True)
                 ctx.exit(e.exit_code)
@@ -130,6 +131,18 @@ class ErrorHandlingGroup(click.Group):
             message = escape_controls(f"{type(e).__name__}: {e}")
             click.secho(f"Error: internal error: {message} (re-run with --debug)", fg="red", err=True)
             ctx.exit(EXIT_INTERNAL_ERROR)
+
+
+def _known(e: Exception) -> Exception:
+    """Running out of memory, or a value in a profile that no query can use (whichever query met it), as the
+    one-line error it is (exit 1); other exceptions as they are."""
+    import duckdb
+
+    from .. import bad_values, database
+
+    if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError)):
+        return e
+    return database.memory_error(e) or bad_values.value_error(e, source.inputs()) or e
 
 
 @click.group(cls=ErrorHandlingGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -177,11 +190,22 @@ def main() -> None:
 def run() -> None:
     """The `nsys-analytics` command: main(), then the process ends at once where nothing is left for the
     interpreter's teardown to do (`_end`)."""
+    _fewer_blas_threads()
     try:
         main()
     except SystemExit as e:
         _end(e.code)
     _end(0)
+
+
+def _fewer_blas_threads() -> None:
+    """Under an address-space limit (`ulimit -v`), numpy's OpenBLAS would reserve buffers for every core at import
+    and end the process with its own message when they do not fit: one thread, unless the user chose."""
+    import os
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _end(code) -> None:
