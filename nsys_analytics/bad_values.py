@@ -34,6 +34,10 @@ def value_error(e: BaseException, paths: list[Path]) -> ProfileError | None:
     None when `e` is not about a value."""
     if not is_value_error(e):
         return None
+    first: dict[Path, Path] = {}
+    for p in paths:  # a path given and the file read for it: once
+        first.setdefault(Path(p).resolve(), Path(p))
+    paths = list(first.values())
     message = _first_line(e)
     wrong = _WRONG_TYPE.search(message)
     for path in paths:
