@@ -5,6 +5,7 @@ Data access only (open, views, `sql`, `df`); the reports' convenience calls live
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 import sqlite3
 from collections.abc import Callable
@@ -133,7 +134,10 @@ class Profile:
                 return {"ids": bad_rows.missing_strings(self.con, f'"{catalog}".compat."{table}"', table,
                                                         self._strings)}
 
-        ids = set(source.cached_json(self.sqlite_path, f"missing-strings-{table}", missing)["ids"])
+        kind = f"missing-strings-{table}"
+        if self._where(table):  # a rank's rows of a shared file: its own memo
+            kind += "-" + hashlib.sha1(self._where(table).encode()).hexdigest()[:8]
+        ids = set(source.cached_json(self.sqlite_path, kind, missing)["ids"])
         if ids - self._missing_strings:
             if (note := bad_rows.strings_note(table, len(ids))) and self.on_note is not None:
                 self.on_note(note)

@@ -190,22 +190,11 @@ def main() -> None:
 def run() -> None:
     """The `nsys-analytics` command: main(), then the process ends at once where nothing is left for the
     interpreter's teardown to do (`_end`)."""
-    _fewer_blas_threads()
     try:
         main()
     except SystemExit as e:
         _end(e.code)
     _end(0)
-
-
-def _fewer_blas_threads() -> None:
-    """Under an address-space limit (`ulimit -v`), numpy's OpenBLAS would reserve buffers for every core at import
-    and end the process with its own message when they do not fit: one thread, unless the user chose."""
-    import os
-    import resource
-
-    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _end(code) -> None:
