@@ -75,9 +75,10 @@ EVENT_NAMES = {
     "CUPTI_ACTIVITY_KIND_RUNTIME": "CUDA runtime API", "CUPTI_ACTIVITY_KIND_DRIVER": "CUDA driver API",
     "CUPTI_ACTIVITY_KIND_MEMCPY": "memory copy", "CUPTI_ACTIVITY_KIND_MEMSET": "memset",
     "CUPTI_ACTIVITY_KIND_GRAPH_TRACE": "CUDA graph", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": "synchronization",
-    "PROFILER_OVERHEAD": "profiler overhead", "NVTX_EVENTS": "NVTX",
+    "PROFILER_OVERHEAD": "profiler overhead", "NVTX_EVENTS": "NVTX", "TARGET_INFO_GPU": "GPU",
+    "TARGET_INFO_CUDA_GPU": "CUDA GPU", "ThreadNames": "thread name", "PROCESSES": "process",
 }
-_REASONS = {"incomplete": "without a value nsys always writes (a start, a thread, a name, ...)",
+_REASONS = {"incomplete": "without a value nsys always writes (a start, an id, a thread, a name, ...)",
             "negative": "ending before its start", "out_of_range": "with a time beyond 2^62 ns"}
 
 

@@ -89,6 +89,9 @@ CHECKED_EVENTS: dict[str, tuple[tuple[str, ...], bool]] = {
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": (("start", "end"), True),
     "PROFILER_OVERHEAD": (("start", "end"), True),
     "NVTX_EVENTS": (("start", "eventType", "globalTid"), False),  # marks and ranges left open have no end
+    # not events, but rows the views key on: a GPU, thread or process without its id
+    "TARGET_INFO_GPU": (("id",), False), "TARGET_INFO_CUDA_GPU": (("deviceId",), False),
+    "ThreadNames": (("globalTid", "nameId"), False), "PROCESSES": (("globalPid", "pid"), False),
 }
 
 
