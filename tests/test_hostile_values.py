@@ -250,6 +250,15 @@ def test_nulls_give_an_answer_or_one_line(hostile, tmp_path, case, args):
         json.loads(result.stdout)
 
 
+def test_every_value_null_lists_no_gpu_thread_or_process(hostile):
+    path = hostile("nulls-all")
+    result = run("info", path)
+    assert result.exit_code == 0, result.output
+    assert "None" not in result.stdout and "none recorded" in result.stdout
+    gpus = count(path, "SELECT count(*) FROM TARGET_INFO_GPU")
+    assert f"SKIPPED {gpus:,} GPU row" in result.stderr
+
+
 def test_nulls_where_nsys_may_write_none_keep_the_rows(hostile):
     path = hostile("nulls-one-column")  # gridX and correlationId NULL: the rows stay
     assert count(path, f"SELECT count(*) FROM {K} WHERE gridX IS NULL") > 0

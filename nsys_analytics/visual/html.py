@@ -70,8 +70,8 @@ def profile_view(profile: Profile, rules: RuleSet, label: str | None = None) -> 
         for i, f in enumerate(report.findings):
             timeline = None
             if i < FINDING_TIMELINES and f.windows:
-                timeline = _or_missing(view, profile, f"timeline of {f.rule}", lambda f=f: _worst_window(profile, f,
-                                                                                                         rules, view))
+                picture = lambda f=f: _worst_window(profile, f, rules, view)  # noqa: E731
+                timeline = _or_missing(view, profile, f"timeline of {f.rule}", picture)
             view.findings.append(FindingView(f, timeline))
         view.skipped = report.skipped
     return view
