@@ -84,7 +84,8 @@ def _profile(i: int, v: ProfileView, categories: list[str]) -> str:
     out.append(_table(v.kernels, "top-kernels") if v.kernels else _missing(v.missing.get("kernels")))
     out.append("<h3>Kernel categories</h3>")
     if v.breakdown:
-        out.append(_image(_breakdown_png(v, categories), f"category shares of {v.label}"))
+        if v.info["row_counts"].get("kernels"):  # no picture of nothing (e.g. every kernel row skipped)
+            out.append(_image(_breakdown_png(v, categories), f"category shares of {v.label}"))
         out += [f"<h4>{_e(s.title)}</h4>{_table(s.result, f'breakdown-{s.key}')}" for s in v.breakdown.sections]
     else:
         out.append(_missing(v.missing.get("categories")))
