@@ -188,6 +188,8 @@ HOSTILE_VALUES: dict[str, tuple[str, str]] = {  # name -> (class, SQL that makes
     "int64-min-start": ("INT64 overflow", f"UPDATE {K} SET start = {-INT64_MAX - 1} WHERE rowid = 9;"),
     "int64-nvtx-api": ("INT64 overflow", f'UPDATE {N} SET "end" = {INT64_MAX} WHERE rowid % 4 = 0; '
                                          f'UPDATE {R} SET "end" = {INT64_MAX} WHERE rowid % 7 = 0;'),
+    "int64-sum": ("INT64 overflow", f'UPDATE {K} SET start = {-(2**62) + 1000}, "end" = {2**62 - 1000} '
+                                    "WHERE rowid <= 3;"),  # each time sound, their durations' sum beyond INT64
     "text-in-start": ("text or blob in an integer column", f"UPDATE {K} SET start = 'abc' WHERE rowid = 3;"),
     "blob-in-device": ("text or blob in an integer column", f"UPDATE {K} SET deviceId = X'0102' WHERE rowid = 4;"),
     "text-in-nvtx": ("text or blob in an integer column", f"UPDATE {N} SET start = 'x' WHERE rowid = 5;"),

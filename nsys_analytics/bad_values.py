@@ -23,7 +23,9 @@ _TEXT = ("unicode", "utf-8", "utf8")
 
 def is_value_error(e: BaseException) -> bool:
     """Whether DuckDB raised `e` over a value it read (not over the query itself)."""
-    if isinstance(e, duckdb.DataError):  # conversion, overflow, a value of the wrong type
+    if isinstance(e, (duckdb.DataError, OverflowError)):  # conversion, overflow, a value of the wrong type
+        return True
+    if isinstance(e, RuntimeError) and "OverflowError" in str(e):  # a sum too large for the run catalog's integers
         return True
     text = str(e).lower()
     return isinstance(e, (duckdb.InvalidInputException, duckdb.FatalException)) and any(t in text for t in _TEXT)

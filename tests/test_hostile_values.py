@@ -149,6 +149,17 @@ def test_times_near_int64_max_never_overflow(hostile, tmp_path, case, args):
     assert result.exit_code == 0, result.output
 
 
+def test_durations_whose_sum_exceeds_int64_answer_or_refuse_the_file(hostile, tmp_path):
+    path = hostile("int64-sum")  # three kernels of almost 2^63 ns each: sound times, a sum beyond 64 bits
+    for args in (["kernels"], ["diagnose"], ["nvtx-kernels"], ["export", "--to", "perfetto", "-o", tmp_path / "t.json"]):
+        result = run(args[0], path, *args[1:])
+        assert result.exit_code == 0, result.output
+    added = run("runs", "add", path, "--db", tmp_path / "runs.db")  # the catalog stores 64-bit integers
+    assert added.exit_code in (0, 1), added.output
+    if added.exit_code:
+        one_line_error(added, 1, str(path), "no report can use")
+
+
 def test_nvtx_and_api_rows_with_times_no_clock_gives_are_noted(hostile):
     path = hostile("int64-nvtx-api")
     nvtx = count(path, f'SELECT count(*) FROM {N} WHERE "end" >= {LIMIT}')

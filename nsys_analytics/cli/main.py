@@ -140,7 +140,7 @@ def _known(e: Exception) -> Exception:
 
     from .. import bad_values, database
 
-    if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError)):
+    if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError, OverflowError)):
         return e
     return database.memory_error(e) or bad_values.value_error(e, source.inputs()) or e
 
