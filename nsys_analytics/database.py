@@ -108,18 +108,10 @@ def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
         "preserve_insertion_order": False,
     })
     con.execute(f"LOAD '{_sqlite_extension_path()}'")
-    con.create_function(DECODE_TEXT, _decode_text, ["BLOB"], "VARCHAR", side_effects=False)
     # DuckDB draws its progress bar on stdout, into tables and CSV; progress.py shows long work on stderr.
     con.execute("SET enable_progress_bar = false")
     _open.add(con)
     return con
-
-
-DECODE_TEXT = "nsys_decode_text"  # raw_schema.DECODED_TEXT: text of the export that is not valid UTF-8
-
-
-def _decode_text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
 
 
 @contextmanager

@@ -65,11 +65,13 @@ RAW_TABLES: dict[str, dict[str, str]] = {
 }
 
 
-# Text as nsys wrote it where it is valid UTF-8, else decoded with replacement characters (U+FFFD): SQLite stores
-# whatever bytes it is given, and DuckDB refuses (or, in some functions, fails fatally on) invalid UTF-8. encode()
-# hands over the bytes unchecked; decode() checks them; the Python decoder (database.DECODE_TEXT) runs only where
-# that check failed.
-DECODED_TEXT = 'coalesce(try(decode(encode("{0}"))), {1}(encode("{0}")))'
+# Text as nsys wrote it where it is valid UTF-8, else with each byte above 0x7F as a replacement character
+# (U+FFFD, bytes EF BF BD): SQLite stores whatever bytes it is given, and DuckDB refuses (or, in some functions,
+# fails fatally on) invalid UTF-8. encode() hands over the bytes unchecked, decode() checks them; where that fails
+# the bytes are rewritten in hex, pair by pair. (A Python decoder would keep the valid sequences of such a text,
+# but registering one imports numpy into every command.)
+DECODED_TEXT = ("coalesce(try(decode(encode(\"{0}\"))), decode(unhex(replace(regexp_replace(regexp_replace("
+                "hex(encode(\"{0}\")), '(..)', '\\1 ', 'g'), '[89A-F][0-9A-F] ', 'EFBFBD ', 'g'), ' ', ''))))")
 
 
 # A time no clock gives: more than 2^62 ns (146 years) either side of the capture's start (nsys writes times from
@@ -132,14 +134,12 @@ def sound_rows(table: str, present: set[str]) -> str | None:
 
 def compat_select(raw_columns: dict[str, set[str]], raw: str, table: str, columns: dict[str, str]) -> str:
     """The compat layer's SELECT of one raw table: every listed column, typed; NULL where the export lacks it."""
-    from .database import DECODE_TEXT
-
     present = raw_columns.get(table)
     cols = []
     for name, sql_type in columns.items():
         expr = f'"{name}"' if present is not None and (name in present or name == "rowid") else "NULL"
         if sql_type == T and expr != "NULL":
-            expr = DECODED_TEXT.format(name, DECODE_TEXT)
+            expr = DECODED_TEXT.format(name)
         cols.append(f'CAST({expr} AS {sql_type}) AS "{name}"')
     body = ", ".join(cols)
     if present is None:

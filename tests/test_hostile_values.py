@@ -116,7 +116,7 @@ def test_perfetto_export_of_invalid_utf8_is_valid_json(hostile, tmp_path, case):
     assert any("\ufffd" in n for n in names)  # the replacement character, not dropped bytes or invalid JSON
 
 
-def test_nvtx_names_keep_the_valid_bytes_around_the_replacement(hostile):
+def test_nvtx_names_keep_the_ascii_around_the_replacement(hostile):
     # C3 28 FF + text ('r' where the range had only a registered string): C3 starts a 2-byte sequence that 28 does
     # not continue, FF is never valid; Python's decoder gives U+FFFD ( U+FFFD r, and so must the report
     out = ok("nvtx", hostile("utf8-nvtx"), "--format", "csv")

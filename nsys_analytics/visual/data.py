@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from ..categories import RuleSet
 from ..bad_rows import KERNEL_TABLE, VALID_KERNEL
-from ..database import DECODE_TEXT
 from ..raw_schema import DECODED_TEXT, RAW_TABLES, sound_rows
 from .window import WHOLE_PROFILE, TimeWindow
 
@@ -138,7 +137,7 @@ def _ident(column: str) -> str:
 
 def _decoded(column: str, sql_type: str) -> str:
     """A text column read past compat, decoded as compat decodes it (invalid UTF-8 as replacement characters)."""
-    return DECODED_TEXT.format(column, DECODE_TEXT) if sql_type == "VARCHAR" else _ident(column)
+    return DECODED_TEXT.format(column) if sql_type == "VARCHAR" else _ident(column)
 
 
 def _sound(table: str, present: set[str]) -> str | None:
