@@ -9,10 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import sql_files
-from .raw_schema import RAW_TABLES
+from .raw_schema import NAME_IDS, RAW_TABLES, TIME_LIMIT_NS, bad_event_conditions
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
-VALID_KERNEL = 'start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start'
+# The sound rows (sql/checks/bad_kernel_rows.sql counts the others; kernel_repeats.sql repeats this condition).
+# With "end" >= start, start > -limit and "end" < limit keep both times within the limit.
+VALID_KERNEL = ('start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start AND deviceId IS NOT NULL AND '
+                f'streamId IS NOT NULL AND demangledName IS NOT NULL AND start > -{TIME_LIMIT_NS} AND '
+                f'"end" < {TIME_LIMIT_NS}')
 
 
 @dataclass(frozen=True)
@@ -22,17 +26,21 @@ class BadRows:
     no_end: int = 0  # no start or no end
     negative: int = 0  # ends before it starts
     duplicates: int = 0  # repeats an earlier row exactly
+    incomplete: int = 0  # no device, stream or name (nsys always writes them)
+    out_of_range: int = 0  # a time beyond 2^62 ns, which no clock gives
 
     @property
     def total(self) -> int:
-        return self.no_end + self.negative + self.duplicates
+        return self.no_end + self.negative + self.duplicates + self.incomplete + self.out_of_range
 
     def note(self) -> str | None:
         """One line for users, like nsys' SKIPPED, or None when every row is sound."""
         if not self.total:
             return None
         parts = [f"{n:,} {what}" for n, what in ((self.no_end, "without an end"),
+                                                 (self.incomplete, "without a device, stream or name"),
                                                  (self.negative, "ending before its start"),
+                                                 (self.out_of_range, "with a time beyond 2^62 ns"),
                                                  (self.duplicates, "repeating another row exactly")) if n]
         rows = "row" if self.total == 1 else "rows"
         return f"SKIPPED {self.total:,} kernel {rows} in every report: {', '.join(parts)}"
@@ -44,19 +52,82 @@ def count(con, all_kernels: str, exact: bool = True) -> BadRows | None:
     def run(name: str) -> tuple:
         return con.execute(sql_files.read("checks", name).text.replace("compat._all_kernels", all_kernels)).fetchone()
 
-    no_end, negative, candidates = run("bad_kernel_rows")
+    no_end, incomplete, negative, out_of_range, candidates = run("bad_kernel_rows")
     if candidates and not exact:
         return None
     (duplicates,) = run("kernel_repeats") if candidates else (0,)
-    return BadRows(no_end, negative, duplicates)
+    return BadRows(no_end, negative, duplicates, incomplete, out_of_range)
 
 
 def valid_select(all_kernels: str, bad: BadRows) -> str:
     """SELECT of the sound rows of `all_kernels`, each repeat once (its first row)."""
     select = f"SELECT * FROM {all_kernels}"
-    if bad.no_end or bad.negative:
+    if bad.no_end or bad.negative or bad.incomplete or bad.out_of_range:
         select += f" WHERE {VALID_KERNEL}"
     if bad.duplicates:
         columns = ", ".join(f'"{c}"' for c in RAW_TABLES[KERNEL_TABLE] if c != "rowid")
         select += f" QUALIFY row_number() OVER (PARTITION BY {columns} ORDER BY rowid) = 1"
     return select
+
+
+# The other event tables compat checks (raw_schema.CHECKED_EVENTS), as the note names their rows.
+EVENT_NAMES = {
+    "CUPTI_ACTIVITY_KIND_RUNTIME": "CUDA runtime API", "CUPTI_ACTIVITY_KIND_DRIVER": "CUDA driver API",
+    "CUPTI_ACTIVITY_KIND_MEMCPY": "memory copy", "CUPTI_ACTIVITY_KIND_MEMSET": "memset",
+    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE": "CUDA graph", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": "synchronization",
+    "PROFILER_OVERHEAD": "profiler overhead", "NVTX_EVENTS": "NVTX", "TARGET_INFO_GPU": "GPU",
+    "TARGET_INFO_CUDA_GPU": "CUDA GPU", "ThreadNames": "thread name", "PROCESSES": "process",
+}
+_REASONS = {"incomplete": "without a value nsys always writes (a start, an id, a thread, a name, ...)",
+            "negative": "ending before its start", "out_of_range": "with a time beyond 2^62 ns"}
+
+
+def count_events(con, raw_table: str, table: str, present: set[str]) -> dict[str, int]:
+    """{reason: rows} of the rows of `raw_table` (the export's `table`) that compat leaves out, each row under its
+    first reason (raw_schema.bad_event_conditions)."""
+    counts, earlier = [], []
+    for reason, condition in bad_event_conditions(table, present).items():
+        before = " OR ".join(earlier) or "false"
+        counts.append(f"count(*) FILTER (coalesce({condition}, false) AND NOT coalesce({before}, false))")
+        earlier.append(f"({condition})")
+    if not counts:
+        return {}
+    row = con.execute(f"SELECT {', '.join(counts)} FROM {raw_table}").fetchone()
+    return dict(zip(bad_event_conditions(table, present), row))
+
+
+def event_note(table: str, counts: dict[str, int]) -> str | None:
+    """One line for users, like nsys' SKIPPED, for the rows of an event table compat leaves out; None if none."""
+    total = sum(counts.values())
+    if not total:
+        return None
+    parts = ", ".join(f"{n:,} {_REASONS[reason]}" for reason, n in counts.items() if n)
+    rows = "row" if total == 1 else "rows"
+    return f"SKIPPED {total:,} {EVENT_NAMES[table]} {rows} in every report: {parts}"
+
+
+def missing_strings(con, compat_table: str, table: str, strings: str) -> list[int]:
+    """The string ids the rows of `compat_table` (the export's `table`, compat columns) name that `strings` (the
+    export's StringIds, compat columns) lacks or holds as NULL, ascending."""
+    named = " UNION ALL ".join(f'SELECT "{c}" AS id FROM {compat_table}' for c in NAME_IDS[table])
+    query = (f"SELECT DISTINCT id FROM ({named}) WHERE id IS NOT NULL "
+             f"AND id NOT IN (SELECT id FROM ({strings}) WHERE value IS NOT NULL AND id IS NOT NULL) ORDER BY id")
+    return [int(i) for (i,) in con.execute(query).fetchall()]
+
+
+def complete_strings(select: str, missing: list[int]) -> str:
+    """compat.StringIds from `select` with a stand-in name, '[string N missing]', for each id in `missing`: every
+    id the export names has a name (README: Bad input)."""
+    if not missing:
+        return select
+    ids = ", ".join(f"({int(i)})" for i in missing)
+    return (f"SELECT * FROM ({select}) WHERE value IS NOT NULL UNION ALL "
+            f"SELECT id, '[string ' || id || ' missing]' AS value FROM (VALUES {ids}) AS m(id)")
+
+
+def strings_note(table: str, missing: int) -> str | None:
+    if not missing:
+        return None
+    names = "name" if missing == 1 else "names"
+    return (f"{missing:,} {names} of {table} missing from StringIds, shown as [string N missing] "
+            "(the export is damaged)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import weakref
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from .errors import ProfileError
+from .errors import OutOfMemoryError, ProfileError, UsageError
 
 
 def _sqlite_extension_path() -> Path:
@@ -29,6 +30,61 @@ def _sqlite_extension_path() -> Path:
 # DuckDB's own buffer pool; the process peaks a few hundred MiB above it (Python, results, DuckDB's allocations
 # outside the pool). Larger joins and sorts spill to the cache folder. NSYS_ANALYTICS_MEMORY overrides it.
 MEMORY_LIMIT = "1GB"
+MEMORY_VARIABLE = "NSYS_ANALYTICS_MEMORY"
+_ALLOCATION = re.compile(r"out of memory|allocation failure|bad allocation|failed to allocate|failed to map segment",
+                         re.IGNORECASE)
+_SIZE = re.compile(r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|B)\s*$", re.IGNORECASE)
+
+
+def memory_setting() -> str:
+    """DuckDB's memory limit: NSYS_ANALYTICS_MEMORY when set (checked: a size such as 4GB), else MEMORY_LIMIT."""
+    value = os.environ.get(MEMORY_VARIABLE)
+    if not value:
+        return MEMORY_LIMIT
+    if not _SIZE.match(value) or float(re.sub(r"[^\d.]", "", value)) <= 0:
+        raise UsageError(f"{MEMORY_VARIABLE}={value!r}: give the memory DuckDB may use as a size, e.g. 4GB or 512MiB")
+    return value.strip()
+
+
+def memory_error(e: BaseException) -> OutOfMemoryError | None:
+    """One line for running out of memory (DuckDB's limit, Python's MemoryError, or no thread could be started under
+    an address-space limit), saying what the command needed or the limit it hit, and what to set; None for other
+    errors."""
+    limit, text = _address_limit(), _first_line(e)
+    if isinstance(e, duckdb.OutOfMemoryException) and "used)" in text:  # DuckDB's own limit: "(1.9 GiB/2.0 GiB used)"
+        needed = text.split("Out of Memory Error:")[-1].strip()
+        return OutOfMemoryError(f"out of memory: DuckDB may use {memory_setting()} and the command needed more "
+                                f"({needed}); set {MEMORY_VARIABLE} higher (e.g. {MEMORY_VARIABLE}=8GB), within the "
+                                "machine's free memory")
+    # Otherwise the process ran out before DuckDB's limit (`ulimit -v`, or the machine): an allocation failed anywhere
+    # (DuckDB's "bad allocation", SQLite's "out of memory", Python's MemoryError, a thread's stack, a module that
+    # could not be imported).
+    failed = (isinstance(e, (MemoryError, duckdb.OutOfMemoryException))
+              or (isinstance(e, RuntimeError) and "can't start new thread" in text)
+              or (isinstance(e, duckdb.Error) and _ALLOCATION.search(text) is not None)
+              or (limit is not None and isinstance(e, duckdb.InvalidInputException) and "wasn't installed" in text))
+    if not failed:
+        return None
+    if limit is None:
+        return OutOfMemoryError(f"out of memory: the machine could not give the memory the command needed "
+                                f"({text}); DuckDB may use {memory_setting()}: set {MEMORY_VARIABLE} lower "
+                                f"(e.g. {MEMORY_VARIABLE}=512MB) or free memory")
+    suggest = max(64, int(limit / 2**20 / 2))
+    return OutOfMemoryError(f"out of memory: the process hit its address-space limit of {limit / 2**30:.2f} GiB "
+                            f"(ulimit -v) while DuckDB may use {memory_setting()} ({text}); set "
+                            f"{MEMORY_VARIABLE} well below the limit (e.g. {MEMORY_VARIABLE}={suggest}MB) or raise it")
+
+
+def _address_limit() -> int | None:
+    """The process's address-space limit in bytes (`ulimit -v`), None without one."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
 def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
@@ -46,7 +102,7 @@ def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
         "allow_unsigned_extensions": True,
         # Spill large joins to the cache folder, not to `.tmp/` in the user's working directory.
         "temp_directory": str(cache_dir() / "duckdb-tmp"),
-        "memory_limit": os.environ.get("NSYS_ANALYTICS_MEMORY") or MEMORY_LIMIT,
+        "memory_limit": memory_setting(),
         # Results are ordered by ORDER BY, never by the order rows happen to be produced in: that freedom lets
         # DuckDB stream instead of buffering, and a cache build copy a table in half the time.
         "preserve_insertion_order": False,
@@ -62,7 +118,7 @@ def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
 def memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
     """DuckDB's memory limit set to `limit` while the block runs, for a command whose own arrays sit beside the
     pool; NSYS_ANALYTICS_MEMORY, when set, wins."""
-    if os.environ.get("NSYS_ANALYTICS_MEMORY"):
+    if os.environ.get(MEMORY_VARIABLE):
         yield
         return
     con.execute(f"SET memory_limit = '{limit}'")

@@ -32,3 +32,11 @@ class UsageError(NsysAnalyticsError):
     """Options that contradict each other or name something that does not exist."""
 
     exit_code = EXIT_USAGE_ERROR
+
+
+class OutOfMemoryError(NsysAnalyticsError):
+    """The command needed more memory than it may use (DuckDB's limit, NSYS_ANALYTICS_MEMORY, or `ulimit -v`)."""
+
+
+class SectionsFailed(NsysAnalyticsError):
+    """A report was written, but some of its sections could not be made (they show as failed)."""

@@ -17,7 +17,7 @@ LAYERS = ("foundation", "data access", "capabilities", "api", "cli")
 MODULES = {
     "foundation": ("errors", "progress", "rounding", "result", "filters", "render", "plotstyle", "textreport",
                    "textreport_render", "layers"),
-    "data access": ("sql_files", "source", "database", "raw_schema", "bad_rows", "schema_objects", "profile",
+    "data access": ("sql_files", "source", "database", "raw_schema", "bad_rows", "bad_values", "schema_objects", "profile",
                     "profile_set", "engine", "sql_guard", "cache", "columnar"),
     "api": ("__init__", "api", "torch"),
     "cli": ("cli", "__main__"),

@@ -5,6 +5,7 @@ Data access only (open, views, `sql`, `df`); the reports' convenience calls live
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 import sqlite3
 from collections.abc import Callable
@@ -13,11 +14,11 @@ from typing import Any
 
 import duckdb
 
-from . import bad_rows, cache, columnar, database, progress, schema_objects, source, sql_files
+from . import bad_rows, bad_values, cache, columnar, database, progress, schema_objects, source, sql_files
 from .bad_rows import KERNEL_TABLE, BadRows
 from .errors import MissingDataError, ProfileError, QueryError, UsageError
 from .filters import unknown_range
-from .raw_schema import RAW_TABLES, compat_select
+from .raw_schema import NAME_IDS, RAW_TABLES, compat_select
 from .result import Result
 from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
 
@@ -48,6 +49,8 @@ class Profile:
         self._undecoded: set[str] = set()  # stored views the cache could not give: computed from what they read
         self._compat: set[str] = set()  # compat.<TABLE> views made so far (main profile: on first use)
         self._raw_attached = False
+        self._strings = ""  # compat.StringIds as the export has it (before the stand-ins of missing names)
+        self._missing_strings: set[int] = set()  # string ids the export names but lacks (_complete_strings)
         self._made_only = False  # a connection beside another (beside()): reads only what that one made
         self._bad_rows: BadRows | None = None  # kernel rows the views leave out, known once the kernel table is read
         # Called with the bad rows' note (one line) when the kernel table is first read and has bad rows.
@@ -111,8 +114,48 @@ class Profile:
             select = self._compat_select(self._raw, table, RAW_TABLES[table])
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
+        if table == "StringIds":
+            self._strings = select
+            select = bad_rows.complete_strings(select, sorted(self._missing_strings))
         self.con.execute(f'CREATE OR REPLACE VIEW "{catalog}".compat."{table}" AS {select}')
         self._compat.add(table)
+        if table in NAME_IDS and table in self.raw_columns:
+            self._complete_strings(table, catalog)
+        if table in bad_rows.EVENT_NAMES and table in self.raw_columns and self.on_note is not None:
+            self._note_events(table)
+
+    def _complete_strings(self, table: str, catalog: str) -> None:
+        """Give compat.StringIds a stand-in for each string id that `table` names but the export lacks (found once
+        per version of the file, from the table as compat reads it)."""
+        self._ensure_compat("StringIds", catalog)
+
+        def missing() -> dict:
+            with progress.showing(f"checking the names of {table} in {self.path.name} (once)"):
+                return {"ids": bad_rows.missing_strings(self.con, f'"{catalog}".compat."{table}"', table,
+                                                        self._strings)}
+
+        kind = f"missing-strings-{table}"
+        if self._where(table):  # a rank's rows of a shared file: its own memo
+            kind += "-" + hashlib.sha1(self._where(table).encode()).hexdigest()[:8]
+        ids = set(source.cached_json(self.sqlite_path, kind, missing)["ids"])
+        if ids - self._missing_strings:
+            if (note := bad_rows.strings_note(table, len(ids))) and self.on_note is not None:
+                self.on_note(note)
+            self._missing_strings |= ids
+            self._compat.discard("StringIds")
+            self._ensure_compat("StringIds", catalog)
+
+    def _note_events(self, table: str) -> None:
+        """Note the rows of an event table that compat leaves out (raw_schema.CHECKED_EVENTS), counted once per
+        version of the file."""
+        def counts() -> dict:
+            self._attach_raw()
+            with progress.showing(f"checking the {table} rows of {self.path.name} (once)"):
+                return bad_rows.count_events(self.con, f'"{self._raw}"."{table}"', table, self.raw_columns[table])
+
+        note = bad_rows.event_note(table, source.cached_json(self.sqlite_path, f"event-checks-{table}", counts))
+        if note:
+            self.on_note(note)
 
     def _whole_kernels(self) -> bool:
         """Put the whole cached kernel table (copied now) behind compat where its core copy was; False if the
@@ -144,7 +187,7 @@ class Profile:
                 with progress.showing(f"checking the kernel rows of {self.path.name} (once)"):
                     return vars(bad_rows.count(self.con, f'"{catalog}".compat._all_kernels'))
 
-            bad = BadRows(**source.cached_json(self.sqlite_path, "kernel-checks", counts))
+            bad = BadRows(**source.cached_json(self.sqlite_path, "kernel-checks-2", counts))
         self._set_bad_rows(bad)
         return bad_rows.valid_select(f'"{catalog}".compat._all_kernels', bad)
 
@@ -285,6 +328,9 @@ class Profile:
         message = _first_line(e)
         if any(s in message for s in _DAMAGE):
             return ProfileError(f"{self.sqlite_path}: is corrupt ({message}); copy it again or re-export it")
+        known = database.memory_error(e) or bad_values.value_error(e, [self.sqlite_path])
+        if known is not None:  # out of memory, or a value no query can use (README: Bad input)
+            return known
         unknown = _UNKNOWN_RANGE.match(message)
         if unknown:  # raised by kernels_in_range
             return unknown_range(unknown.group(1), self.range_names())

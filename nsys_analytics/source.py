@@ -167,7 +167,13 @@ def _expected_size(header: bytes) -> int:
 def connect_readonly(p: Path) -> sqlite3.Connection:
     """A read-only sqlite3 connection that never writes to, or locks, the file."""
     uri = Path(p).resolve().as_uri() + "?mode=ro&immutable=1"
-    return sqlite3.connect(uri, uri=True)
+    con = sqlite3.connect(uri, uri=True)
+    con.text_factory = _decode_text  # SQLite keeps any bytes: text that is not UTF-8 gets replacement characters
+    return con
+
+
+def _decode_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 def list_tables(p: Path) -> set[str]:

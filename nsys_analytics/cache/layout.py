@@ -17,7 +17,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-FORMAT_VERSION = "4"
+FORMAT_VERSION = "5"
 DECODED = "decoded"
 META = "_cache_meta"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"

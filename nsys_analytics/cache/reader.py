@@ -124,7 +124,7 @@ class CacheReader:
             return None
         alias = self.attached[part]
         meta = dict(self.con.execute(f'SELECT key, value FROM "{alias}".{layout.META}').fetchall())
-        return BadRows(**{k: int(meta.get(f"bad_{k}", 0)) for k in ("no_end", "negative", "duplicates")})
+        return BadRows(**{k: int(meta.get(f"bad_{k}", 0)) for k in BadRows.__dataclass_fields__})
 
     def decodes(self, name: str) -> bool:
         """Whether the cache stores this view as a table (then what it reads need not be created)."""

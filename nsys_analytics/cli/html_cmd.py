@@ -9,7 +9,7 @@ import click
 
 from ..assignment.report import ReportOptions, build_report
 from ..categories import load_rules
-from ..errors import UsageError
+from ..errors import SectionsFailed, UsageError
 from ..visual.html import Page, profile_view
 from ..visual.html_render import render_page
 from ..visual.outputs import atomic_path, check_not_input
@@ -63,3 +63,7 @@ def command(profiles, forward_path, train_path, timeit, output, rules_files, **k
     with atomic_path(output) as tmp:
         tmp.write_text(page, encoding="utf-8")
     click.echo(f"wrote {output} ({len(page) / 1e6:.1f} MB)", err=True)
+    failed = [f"{v.label}: {key} ({why})" for v in views for key, why in v.failed.items()]
+    if failed:  # the page shows them as failed; the exit code says so too (README: Exit codes)
+        raise SectionsFailed(f"{output}: {len(failed)} section(s) could not be made and show as failed: "
+                             + "; ".join(failed))

@@ -123,6 +123,7 @@ class ErrorHandlingGroup(click.Group):
                 ctx.exit(EXIT_INTERRUPTED)
             if debug:
                 raise
+            e = _known(e)
             if isinstance(e, NsysAnalyticsError):
                 click.secho(f"Error: {escape_controls(str(e))}", fg="red", err=True)
                 ctx.exit(e.exit_code)
@@ -130,6 +131,18 @@ class ErrorHandlingGroup(click.Group):
             message = escape_controls(f"{type(e).__name__}: {e}")
             click.secho(f"Error: internal error: {message} (re-run with --debug)", fg="red", err=True)
             ctx.exit(EXIT_INTERNAL_ERROR)
+
+
+def _known(e: Exception) -> Exception:
+    """Running out of memory, or a value in a profile that no query can use (whichever query met it), as the
+    one-line error it is (exit 1); other exceptions as they are."""
+    import duckdb
+
+    from .. import bad_values, database
+
+    if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError, OverflowError)):
+        return e
+    return database.memory_error(e) or bad_values.value_error(e, source.inputs()) or e
 
 
 @click.group(cls=ErrorHandlingGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..categories import RuleSet
-from ..raw_schema import RAW_TABLES
+from ..bad_rows import KERNEL_TABLE, VALID_KERNEL
+from ..raw_schema import DECODED_TEXT, RAW_TABLES, sound_rows
 from .window import WHOLE_PROFILE, TimeWindow
 
 if TYPE_CHECKING:
@@ -113,8 +114,11 @@ def create_window_views(profile: Profile, window: TimeWindow, pushdown: bool) ->
     for view, (table, columns) in WINDOW_VIEWS.items():
         present = profile.raw_columns.get(table)
         types = RAW_TABLES[table]
-        outer = ", ".join(f'CAST("{c}" AS {types[c]}) AS "{c}"' for c in columns)
+        outer = ", ".join(f'CAST({_decoded(c, types[c]) if pushdown else _ident(c)} AS {types[c]}) AS "{c}"'
+                          for c in columns)
         where = _WHERE.get(view, _OVERLAP).format(to=int(window.end_ns), start=int(window.start_ns))
+        if pushdown and present is not None and (sound := _sound(table, present)):
+            where = f"({where}) AND {sound}"  # the rows compat keeps (README: Bad input)
         if not pushdown:
             body = f"SELECT {outer} FROM compat.{table} WHERE {where}"
         elif present is None:
@@ -125,6 +129,20 @@ def create_window_views(profile: Profile, window: TimeWindow, pushdown: bool) ->
             query = f'SELECT {inner} FROM "{table}" WHERE {where}'.replace("'", "''")
             body = f"SELECT {outer} FROM sqlite_query('{raw}', '{query}')"
         profile.sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {body}")
+
+
+def _ident(column: str) -> str:
+    return f'"{column}"'
+
+
+def _decoded(column: str, sql_type: str) -> str:
+    """A text column read past compat, decoded as compat decodes it (invalid UTF-8 as replacement characters)."""
+    return DECODED_TEXT.format(column) if sql_type == "VARCHAR" else _ident(column)
+
+
+def _sound(table: str, present: set[str]) -> str | None:
+    """The condition compat puts on the raw rows of `table`, for a view that reads the export past compat."""
+    return VALID_KERNEL if table == KERNEL_TABLE else sound_rows(table, present)
 
 
 def _has_nvtx(profile: Profile) -> bool:

@@ -84,7 +84,8 @@ def _profile(i: int, v: ProfileView, categories: list[str]) -> str:
     out.append(_table(v.kernels, "top-kernels") if v.kernels else _missing(v.missing.get("kernels")))
     out.append("<h3>Kernel categories</h3>")
     if v.breakdown:
-        out.append(_image(_breakdown_png(v, categories), f"category shares of {v.label}"))
+        if v.info["row_counts"].get("kernels"):  # no picture of nothing (e.g. every kernel row skipped)
+            out.append(_image(_breakdown_png(v, categories), f"category shares of {v.label}"))
         out += [f"<h4>{_e(s.title)}</h4>{_table(s.result, f'breakdown-{s.key}')}" for s in v.breakdown.sections]
     else:
         out.append(_missing(v.missing.get("categories")))
@@ -107,7 +108,12 @@ def _headline(v: ProfileView) -> str:
         shares = {r[0]: r[2] for r in rollup.rows}
         cards.append((f"{shares.get('matmul', 0):.1f} %", "of GPU time in matmul"))
     worst = v.findings[0].finding if v.findings else None
-    cards.append((worst.rule if worst else "none", f"top finding ({worst.severity})" if worst else "findings"))
+    if "findings" in v.failed:  # never "none" for a diagnose that did not run to the end
+        cards.append(("failed", "findings: diagnose could not be made"))
+    else:
+        cards.append((worst.rule if worst else "none", f"top finding ({worst.severity})" if worst else "findings"))
+    if v.failed:
+        cards.append((f"{len(v.failed)} failed", "sections: " + ", ".join(v.failed)))
     return '<div class="cards" data-test="headline">' + "".join(
         f"<div class=\"card\"><b>{_e(value)}</b><span title=\"{_e(what)}\">{_e(what)}</span></div>"
         for value, what in cards) + "</div>"
@@ -194,7 +200,8 @@ _BREAKS = re.compile(r"(_|,|\(|&lt;|::)")
 
 
 def _missing(message: str | None) -> str:
-    return f'<p class="missing">{_e(message or "not available")}</p>'
+    failed = ' data-failed="true"' if message and message.startswith("FAILED:") else ""
+    return f'<p class="missing"{failed}>{_e(message or "not available")}</p>'
 
 
 def _image(png: bytes, alt: str) -> str:

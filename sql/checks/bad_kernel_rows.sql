@@ -1,12 +1,28 @@
 -- bad_kernel_rows: kernel rows that no duration can come from, counted once per version of a profile; the
--- normalized views leave them out (Profile builds compat.CUPTI_ACTIVITY_KIND_KERNEL without them).
+-- normalized views leave them out (Profile builds compat.CUPTI_ACTIVITY_KIND_KERNEL without them). Each row is
+-- counted under its first reason only. 4611686018427387904 = 2^62 ns (raw_schema.TIME_LIMIT_NS): a time no clock
+-- gives, which would overflow 64-bit sums and windows.
 -- Needs: compat._all_kernels (every row of the raw kernel table, compat columns).
 -- Two rows that repeat each other have the same hash of start, end, device and stream, so `repeat_candidates` = 0
 -- proves there is no repeat; otherwise kernel_repeats.sql counts the exact ones.
+WITH rows AS (
+    SELECT
+        start IS NULL OR "end" IS NULL AS no_end,
+        deviceId IS NULL OR streamId IS NULL OR demangledName IS NULL AS incomplete,
+        "end" < start AS negative,
+        start <= -4611686018427387904 OR start >= 4611686018427387904
+            OR "end" <= -4611686018427387904 OR "end" >= 4611686018427387904 AS out_of_range,
+        start, "end", deviceId, streamId
+    FROM compat._all_kernels
+)
 SELECT
-    count(*) FILTER (start IS NULL OR "end" IS NULL) AS no_end,  -- rows without a start or an end
-    count(*) FILTER ("end" < start) AS negative,                  -- rows that end before they start
-    count(*) FILTER ("end" >= start)
-        - count(DISTINCT hash(start, "end", deviceId, streamId)) FILTER ("end" >= start)
+    count(*) FILTER (no_end) AS no_end,                           -- rows without a start or an end
+    count(*) FILTER (NOT no_end AND incomplete) AS incomplete,    -- rows without a device, a stream or a name
+    count(*) FILTER (NOT no_end AND NOT incomplete AND negative) AS negative, -- rows that end before they start
+    count(*) FILTER (NOT no_end AND NOT incomplete AND NOT negative AND out_of_range)
+        AS out_of_range,                                          -- rows with a time beyond 2^62 ns
+    count(*) FILTER (NOT (no_end OR incomplete OR negative OR out_of_range))
+        - count(DISTINCT hash(start, "end", deviceId, streamId))
+            FILTER (NOT (no_end OR incomplete OR negative OR out_of_range))
         AS repeat_candidates                                      -- 0: no row repeats another
-FROM compat._all_kernels
+FROM rows

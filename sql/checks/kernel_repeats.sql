@@ -2,7 +2,10 @@
 -- when bad_kernel_rows finds candidates. Only rows sharing start, end, device and stream are compared whole.
 -- Needs: compat._all_kernels.
 WITH valid AS (
-    SELECT * FROM compat._all_kernels WHERE start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start
+    SELECT * FROM compat._all_kernels  -- the sound rows, as bad_rows.VALID_KERNEL
+    WHERE start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start
+        AND deviceId IS NOT NULL AND streamId IS NOT NULL AND demangledName IS NOT NULL
+        AND start > -4611686018427387904 AND "end" < 4611686018427387904
 ),
 suspects AS (
     SELECT * EXCLUDE (rowid)

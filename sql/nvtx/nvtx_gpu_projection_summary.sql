@@ -15,8 +15,7 @@ WITH summary AS (
         median(projected_duration_ns) AS med,
         min(projected_duration_ns) AS min,
         max(projected_duration_ns) AS max,
-        (count(*) * sum(projected_duration_ns::HUGEINT * projected_duration_ns)
-            - sum(projected_duration_ns::HUGEINT) ** 2) / nullif(count(*) * (count(*) - 1), 0) AS variance,
+        exact_variance(projected_duration_ns) AS variance,
         sum(gpu_ops) AS ops,
         avg(level) AS avg_level,
         avg(num_child) AS avg_children
