@@ -243,16 +243,19 @@ def _phases_table(timelines, coll: pd.DataFrame, steady: list[int]) -> pd.DataFr
                 add(rank, str(path), "compute_ns", float(ns))
     if len(coll):
         c = coll[coll["step"].isin(steady) & (coll["path"].astype(str) != "")]
-        longest: dict[tuple, float] = {}  # (rank, step, range) -> the longest hold of its collectives
-        for rank, step, path, d, o, h in zip(c["rank"], c["step"], c["path"].astype(str), c["duration_ns"],
-                                             c["overlap_ns"], c["wait_ns"]):
-            for prefix in paths_mod.prefixes(path):
-                add(rank, prefix, "comm_ns", float(d))
-                add(rank, prefix, "overlap_ns", float(o))
-                key = (rank, step, prefix)
-                longest[key] = max(longest.get(key, 0.0), float(h))
-        for (rank, _step, prefix), h in longest.items():
-            add(rank, prefix, "wait_ns", h)
+        # each collective counts toward its innermost range and every enclosing one: one row per (path, prefix)
+        up = pd.DataFrame([(path, prefix) for path in c["path"].astype(str).unique()
+                           for prefix in paths_mod.prefixes(path)], columns=["path", "prefix"])
+        c = pd.DataFrame({"rank": c["rank"].to_numpy(), "step": c["step"].to_numpy(),
+                          "path": c["path"].astype(str).to_numpy(), "duration_ns": c["duration_ns"].to_numpy(),
+                          "overlap_ns": c["overlap_ns"].to_numpy(), "wait_ns": c["wait_ns"].to_numpy()}).merge(up)
+        sums = c.groupby(["rank", "prefix"])[["duration_ns", "overlap_ns"]].sum()
+        held = c.groupby(["rank", "step", "prefix"])["wait_ns"].max().groupby(level=["rank", "prefix"]).sum()
+        for (rank, prefix), v in sums.iterrows():
+            add(rank, prefix, "comm_ns", float(v["duration_ns"]))
+            add(rank, prefix, "overlap_ns", float(v["overlap_ns"]))
+        for (rank, prefix), h in held.items():
+            add(rank, prefix, "wait_ns", float(h))
     out = pd.DataFrame([(r, p, p.count(paths_mod.SEP) + 1, v.get("cpu_ns", np.nan), v.get("compute_ns", 0.0),
                          v.get("comm_ns", 0.0), v.get("overlap_ns", 0.0), v.get("wait_ns", 0.0))
                         for (r, p), v in rows.items()],
