@@ -1,7 +1,8 @@
 """The story of a substitution, for `diff`'s headline: a fused operation's kernels gone and the kernels of its
 unfused form come in their place (or the reverse), in the same NVTX ranges, told in one sentence with the net change
 per step ("fused attention (FlashAttention) gone; unfused softmax, masking and batched matmul took its place:
-attention +15.8 ms per step").
+attention +15.8 ms per step"); else kernels of one family replaced by others of the same family ("matmul kernels
+replaced in `:forward` (cuBLAS gone, nvjet (cuBLASLt) in their place): matmul -0.412 ms of kernel time per step").
 
 Families are the kernel categories (categories/kernel_categories.toml): a fused category, and the categories its
 unfused form is made of. Rows are those of diff's kernel table (one per kernel and range, per step). Pure Python."""
@@ -12,13 +13,25 @@ import re
 from dataclasses import dataclass
 
 # fused category -> the categories of the kernels that do its work when it is not fused
-FUSED = {"attention": ("matmul", "softmax", "elementwise", "reduction", "memory")}
+FUSED = {
+    "attention": ("matmul", "softmax", "elementwise", "reduction", "memory"),
+    "normalization": ("reduction", "elementwise", "memory"),  # a fused layer/RMS norm, or mean, var and scaling
+    "softmax": ("reduction", "elementwise"),                   # a fused softmax, or max, exp, sum and divide
+    "loss": ("softmax", "reduction", "elementwise", "memory"),  # a fused cross-entropy, or its steps
+}
 MIN_SHARE = 0.02  # a story only where the fused kernels weigh at least this share of their side's kernel time
 
 _LABELS = (  # what the fused kernels are, from their names (first match)
     (re.compile(r"(?i)cudnn|sdpa|fort_native"), "cuDNN SDPA"),
     (re.compile(r"(?i)flash"), "FlashAttention"),
     (re.compile(r"(?i)fmha|efficient"), "memory-efficient attention"),
+)
+_LIBRARIES = (  # which library or generator a kernel comes from, by its name (first match), for a swap's story
+    (re.compile(r"(?i)nvjet"), "nvjet (cuBLASLt)"),
+    (re.compile(r"(?i)cutlass"), "CUTLASS"),
+    (re.compile(r"(?i)^triton_|triton"), "Triton"),
+    (re.compile(r"(?i)cudnn|xmma_.*conv|implicit_gemm"), "cuDNN"),
+    (re.compile(r"(?i)sm\d+_xmma|cublas|gemm|volta_|ampere_|turing_"), "cuBLAS"),
 )
 _WORDS = (  # (category, name pattern or None, the word for such kernels), in the order the sentence names them
     ("softmax", None, "softmax"),
@@ -77,7 +90,34 @@ def substitution(rows: list[Row], only_base: set[str], only_new: set[str], kerne
             story = _story(rows, fused, parts, gone_side, (only_base, only_new), kernel_ns)
             if story:
                 return story
-    return None
+    return swap(rows, kernel_ns)
+
+
+def swap(rows: list[Row], kernel_ns: tuple[float, float]) -> Story | None:
+    """Kernels of one operation family replaced by others of the same family in the same ranges (a matmul of another
+    library or tile, a norm of another implementation), each side's weighing at least MIN_SHARE of its kernel time;
+    of several families, the one whose change weighs most. None otherwise."""
+    best = None
+    for family in sorted({r.category for r in rows}):
+        gone = [r for r in rows if r.category == family and r.status == "disappeared"]
+        came = [r for r in rows if r.category == family and r.status == "appeared"
+                and r.range in {g.range for g in gone}]
+        gone = [r for r in gone if r.range in {c.range for c in came}]
+        if not gone or not came:
+            continue
+        before, after = sum(r.base_ns for r in gone), sum(r.new_ns for r in came)
+        if before < MIN_SHARE * kernel_ns[0] or after < MIN_SHARE * kernel_ns[1]:
+            continue
+        net = after - before
+        if best is None or abs(net) > abs(best[2]):
+            best = (family, (gone, came), net)
+    if best is None:
+        return None
+    family, (gone, came), net = best
+    ranges = sorted({r.range for r in came}, key=lambda x: -sum(r.new_ns for r in came if r.range == x))
+    where = ", ".join(f"`{r}`" for r in ranges[:2]) + (" and others" if len(ranges) > 2 else "")
+    return Story(f"{family} kernels replaced in {where} ({_library(gone)} gone, {_library(came)} in their place)",
+                 family, net)
 
 
 def _story(rows, fused, parts, gone_side, only, kernel_ns) -> Story | None:
@@ -112,6 +152,16 @@ def _took_part(r: Row, gone_side: int) -> bool:
     if gone_side == 0:
         return r.status == "appeared" or (r.status in ("changed", "same") and r.new_instances > r.base_instances)
     return r.status == "disappeared" or (r.status in ("changed", "same") and r.new_instances < r.base_instances)
+
+
+def _library(rows: list[Row]) -> str:
+    """The library of the heaviest kernels among `rows` (by name), else the heaviest kernel's short name."""
+    heaviest = max(rows, key=lambda r: max(r.base_ns, r.new_ns))
+    for pattern, library in _LIBRARIES:
+        if pattern.search(heaviest.name):
+            return library
+    name = heaviest.name.split("(")[0].split("<")[0].removeprefix("void ").strip()
+    return name if len(name) <= 40 else name[:39] + "…"
 
 
 def _label(names: list[str]) -> str | None:
