@@ -31,9 +31,10 @@ def is_value_error(e: BaseException) -> bool:
     return isinstance(e, (duckdb.InvalidInputException, duckdb.FatalException)) and any(t in text for t in _TEXT)
 
 
-def value_error(e: BaseException, paths: list[Path]) -> ProfileError | None:
+def value_error(e: BaseException, paths: list[Path], found_only: bool = False) -> ProfileError | None:
     """A ProfileError naming the file (of `paths`, the profiles the query read) and where it can, the table, or
-    None when `e` is not about a value."""
+    None when `e` is not about a value. `found_only` (a user's own query): only when a table of the file is found
+    to hold the wrong type; else the value error is the query's."""
     if not is_value_error(e):
         return None
     first: dict[Path, Path] = {}
@@ -48,6 +49,8 @@ def value_error(e: BaseException, paths: list[Path]) -> ProfileError | None:
             table, column, kind = found
             return ProfileError(f"{path}: table {table}, column {column} holds {kind} where nsys writes integers; the "
                                 "file is damaged or was not written by nsys: re-export it from its .nsys-rep")
+    if found_only:
+        return None
     where = str(paths[0]) if len(paths) == 1 else "one of " + ", ".join(map(str, paths)) if paths else "the profile"
     return ProfileError(f"{where}: holds a value no report can use ({message}); the file is damaged or was not "
                         "written by nsys: re-export it from its .nsys-rep")

@@ -285,11 +285,13 @@ class Profile:
             self.con.execute(f"{create} VIEW memory.main.{name} AS {body}")
 
     # -- queries ------------------------------------------------------------------------------
-    def sql(self, query: str, params: dict[str, Any] | None = None, stream: bool = False) -> Result:
+    def sql(self, query: str, params: dict[str, Any] | None = None, stream: bool = False,
+            own: bool = False) -> Result:
         """Run SQL over the normalized views (and `raw.<nsys table>`); return columns and rows.
 
         `stream`: the rows come as `Result.batches` of BATCH_ROWS, read while the result is written (long
-        outputs never sit in Python whole); read them before the next query on this profile."""
+        outputs never sit in Python whole); read them before the next query on this profile. `own`: the query is
+        the user's (the `sql` command): a conversion or overflow is the query's error, not a damaged file's."""
         try:
             try:
                 cur = self._execute(query, params)
@@ -301,10 +303,10 @@ class Profile:
                 return Result([], [])
             columns = [d[0] for d in cur.description]
             if stream:
-                return Result(columns, [], batches=self._batches(cur))
+                return Result(columns, [], batches=self._batches(cur, own))
             return Result(columns, cur.fetchall())
         except duckdb.Error as e:
-            raise self._error(e) from e
+            raise self._error(e, own) from e
 
     def _execute(self, query: str, params: dict[str, Any] | None):
         self._ensure_objects(query)
@@ -316,19 +318,20 @@ class Profile:
                     raise
                 return self.con.execute(query, params or {})
 
-    def _batches(self, cur):
+    def _batches(self, cur, own: bool = False):
         try:
             while batch := cur.fetchmany(BATCH_ROWS):
                 yield batch
         except duckdb.Error as e:
-            raise self._error(e) from e
+            raise self._error(e, own) from e
 
-    def _error(self, e: Exception):
-        """A damaged file shows up only when a query reads it: blame the file, not the query."""
+    def _error(self, e: Exception, own: bool = False):
+        """A damaged file shows up only when a query reads it: blame the file, not the query (but a value error of
+        the user's own query is the query's: `own`)."""
         message = _first_line(e)
         if any(s in message for s in _DAMAGE):
             return ProfileError(f"{self.sqlite_path}: is corrupt ({message}); copy it again or re-export it")
-        known = database.memory_error(e) or bad_values.value_error(e, [self.sqlite_path])
+        known = database.memory_error(e) or bad_values.value_error(e, [self.sqlite_path], found_only=own)
         if known is not None:  # out of memory, or a value no query can use (README: Bad input)
             return known
         unknown = _UNKNOWN_RANGE.match(message)

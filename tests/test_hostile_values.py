@@ -377,3 +377,14 @@ def test_values_sweep_reduced(tmp_path, capsys):
     failures = SWEEP.values_sweep(tmp_path, SWEEP.run_in_process, 1,
                                   ["info-json", "kernels-json", "nvtx", "export", "diff", "runs-add"])
     assert not failures, "\n".join(failures)
+
+
+def test_a_value_error_of_the_users_own_query_is_the_querys_and_a_bad_column_still_names_the_file(hostile):
+    """`sql`: a conversion or overflow the query itself makes is a SQL error (exit 2), not a damaged file; a query
+    that reads a column holding text where nsys writes integers still refuses the file, naming table and column."""
+    own = run("sql", SOURCE, "SELECT CAST('abc' AS INTEGER)")
+    assert own.exit_code == 2 and own.stderr.startswith("Error: SQL error: Conversion Error"), own.output
+    overflow = run("sql", SOURCE, "SELECT 9223372036854775807 + 1")
+    assert overflow.exit_code == 2 and "SQL error" in overflow.stderr, overflow.output
+    bad = run("sql", hostile("text-in-start"), "SELECT sum(start_ns) FROM kernels")
+    one_line_error(bad, 1, "CUPTI_ACTIVITY_KIND_KERNEL", "column start")

@@ -48,7 +48,8 @@ def command(profile, query, query_file, params, attachments, fmt, output):
             p.prepare(" ".join([text, *reads.objects]))
         sql_guard.lock(p.con, [*reads.files, *_profile_files(p)], [cache_dir()])
         try:
-            emit(p.sql(text, {name: _typed(value) for name, value in params}, stream=True), fmt, output, [profile])
+            emit(p.sql(text, {name: _typed(value) for name, value in params}, stream=True, own=True), fmt, output,
+                 [profile])
         except QueryError as e:
             if "Permission Error" not in str(e):
                 raise
