@@ -16,6 +16,7 @@ from pathlib import Path
 from .. import progress
 from . import layout
 from .facts import stat_key
+from .orphans import pid_alive
 
 _TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[.wal]
 
@@ -165,15 +166,5 @@ def remove_orphans(folder: Path) -> None:
     """Remove temporary files of builds whose process is gone (killed, or crashed)."""
     for tmp in folder.glob(".*.tmp*"):
         m = _TMP.search(tmp.name)
-        if m and not _alive(int(m.group(1))):
+        if m and not pid_alive(int(m.group(1))):
             tmp.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
