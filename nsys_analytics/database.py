@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
+import shutil
 import tempfile
 import weakref
 from collections.abc import Iterator
@@ -95,13 +97,17 @@ def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
     # The SQLite reader is the file the duckdb-extension-sqlite-scanner wheel installed, loaded by its path.
     # Checking its signature hashes all 35 MB on every start (65 ms, a sixth of a whole `kernels` run on a
     # million kernels), so that check is skipped; nothing is ever installed or loaded automatically.
+    # Spill large joins to the cache folder, not to `.tmp/` in the user's working directory; each connection into a
+    # folder of its own: DuckDB names its spill files alike in every instance, and two instances spilling into one
+    # folder (diff reads its two sides at once) overwrote each other's files ("Could not read enough bytes", then a
+    # segmentation fault, under NSYS_ANALYTICS_MEMORY=32MB in 4 of 16 runs).
+    spill = cache_dir() / f".duckdb-tmp-{os.getpid()}-{secrets.token_hex(4)}"  # hidden: no cache part
     con = duckdb.connect(path, config={
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
         "allow_community_extensions": False,
         "allow_unsigned_extensions": True,
-        # Spill large joins to the cache folder, not to `.tmp/` in the user's working directory.
-        "temp_directory": str(cache_dir() / "duckdb-tmp"),
+        "temp_directory": str(spill),
         "memory_limit": memory_setting(),
         # Results are ordered by ORDER BY, never by the order rows happen to be produced in: that freedom lets
         # DuckDB stream instead of buffering, and a cache build copy a table in half the time.
@@ -111,6 +117,7 @@ def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
     # DuckDB draws its progress bar on stdout, into tables and CSV; progress.py shows long work on stderr.
     con.execute("SET enable_progress_bar = false")
     _open.add(con)
+    _spill[id(con)] = spill
     return con
 
 
@@ -129,6 +136,7 @@ def memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
 
 
 _open: weakref.WeakSet = weakref.WeakSet()  # connections a Ctrl-C interrupts
+_spill: dict[int, Path] = {}  # each connection's own spill folder, removed when it is closed
 
 
 def interrupt_all() -> None:
@@ -147,6 +155,9 @@ def close(con: duckdb.DuckDBPyConnection) -> None:
     _open.discard(con)
     con.interrupt()
     con.close()
+    spill = _spill.pop(id(con), None)
+    if spill is not None:
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def attach_sqlite(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> None:
