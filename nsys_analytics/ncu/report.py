@@ -67,9 +67,11 @@ class NcuReport:
         return data
 
     # -- queries ------------------------------------------------------------------------------
-    def sql(self, query: str, params: dict[str, Any] | None = None, stream: bool = False) -> Result:
-        """Run SQL over the report's tables (see the module docstring); return columns and rows. (`stream` is
-        accepted for the `sql` command and ignored: a report's tables are small.)"""
+    def sql(self, query: str, params: dict[str, Any] | None = None, stream: bool = False,
+            own: bool = False) -> Result:
+        """Run SQL over the report's tables (see the module docstring); return columns and rows. (`stream` and `own`
+        are accepted for the `sql` command and ignored: a report's tables are small, and every error of a query
+        here is already the query's.)"""
         if not self._instances_read and "ncu_metric_instances" in query.lower():
             self.read_instances()
         try:
