@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..result import Result
+from .paths import prefixes
 
 MS = 1e6
 TABLES = ("summary", "steps", "phases", "collectives", "findings")
@@ -49,10 +50,10 @@ def _phase_table(report) -> Result:
     if p.empty:
         return Result(columns, [])
     named = {f.get("phase") for f in report.findings if f.get("phase")}
-    keep = {x for path in named for x in _ancestors(path)}
+    keep = {x for path in named for x in prefixes(str(path))}
     shown = p[(p["depth"] <= PHASE_DEPTH) | p["phase"].isin(keep)]
     weight = shown.groupby("phase")["compute_ns"].max() + shown.groupby("phase")["cpu_ns"].max().fillna(0.0)
-    order = sorted(weight.index, key=lambda ph: [(-weight.get(a, 0.0), a) for a in _ancestors(ph)])
+    order = sorted(weight.index, key=lambda ph: [(-weight.get(a, 0.0), a) for a in prefixes(str(ph))])
     rank_of = {ph: i for i, ph in enumerate(order)}
     rows = []
     for r in shown.sort_values(["phase", "rank"]).itertuples(index=False):
@@ -61,10 +62,6 @@ def _phase_table(report) -> Result:
                      round(float(r.overlap_ns) / MS, 3), round(float(r.wait_ns) / MS, 3)))
     return Result(columns, sorted(rows, key=lambda row: (rank_of[row[0]], row[1])))
 
-
-def _ancestors(path: str) -> list[str]:
-    parts = str(path).split(" > ")
-    return [" > ".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def _plain(v):
