@@ -30,9 +30,9 @@ def query_seconds(profile: Path, basis: str, repeat: int, window: str = "all") -
     """Seconds to build the breakdown report on an open profile, `repeat` times (`window` 'steady': the step
     ranges after the warm-up, the command's default, which places every operation in the NVTX ranges first)."""
     import nsys_analytics
-    from nsys_analytics.breakdown.report import build_report, summarize
-    from nsys_analytics.categories import load_rules
-    from nsys_analytics.nvtx.steady import steady_state
+    from nsys_analytics.capabilities.breakdown.report import build_report, summarize
+    from nsys_analytics.capabilities.categories import load_rules
+    from nsys_analytics.capabilities.nvtx.steady import steady_state
 
     rules = load_rules()
     seconds = []
@@ -47,8 +47,8 @@ def query_seconds(profile: Path, basis: str, repeat: int, window: str = "all") -
 def by_range_seconds(profile: Path, repeat: int, names: list[str] | None) -> list[float]:
     """Seconds for `breakdown --by range` (kernel basis) on an open profile."""
     import nsys_analytics
-    from nsys_analytics.categories import load_rules
-    from nsys_analytics.breakdown.report import build_report, summarize_ranges
+    from nsys_analytics.capabilities.categories import load_rules
+    from nsys_analytics.capabilities.breakdown.report import build_report, summarize_ranges
 
     rules = load_rules()
     seconds = []
@@ -62,8 +62,8 @@ def by_range_seconds(profile: Path, repeat: int, names: list[str] | None) -> lis
 
 def classify_seconds(profile: Path, repeat: int) -> list[float]:
     import nsys_analytics
-    from nsys_analytics.categories import load_rules
-    from nsys_analytics.categories.classify import classify_kernels
+    from nsys_analytics.capabilities.categories import load_rules
+    from nsys_analytics.capabilities.categories.classify import classify_kernels
 
     rules = load_rules()
     seconds = []

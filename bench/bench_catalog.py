@@ -60,10 +60,10 @@ def add_against_kernels(profile: Path, out: Path, runs: int = 5) -> tuple[dict, 
 def forget_remembered(profile: Path) -> None:
     """Remove the sha256 and the summaries the cache folder remembers for this file (only those)."""
     sys.path.insert(0, str(ROOT))
-    from nsys_analytics.cache.digest import SALT
-    from nsys_analytics.cache.folder import cache_dir
-    from nsys_analytics.cache.identity import identity, path_prefix
-    from nsys_analytics.cache.memo import forget
+    from nsys_analytics.data.cache.digest import SALT
+    from nsys_analytics.data.cache.folder import cache_dir
+    from nsys_analytics.data.cache.identity import identity, path_prefix
+    from nsys_analytics.data.cache.memo import forget
 
     (cache_dir() / "digests" / f"{identity(profile, SALT)}.sha256").unlink(missing_ok=True)
     forget(path_prefix(profile))
@@ -78,10 +78,10 @@ def _median(results: list[dict]) -> dict:
 def make_catalog(db: Path, n: int) -> float:
     """`n` runs from the fixtures' summaries (see the module doc); returns seconds per add."""
     sys.path.insert(0, str(ROOT))
-    from nsys_analytics.catalog.add import summarize_run
-    from nsys_analytics.catalog.connect import Catalog
-    from nsys_analytics.catalog.data import add_run
-    from nsys_analytics.categories import load_rules
+    from nsys_analytics.capabilities.catalog.add import summarize_run
+    from nsys_analytics.capabilities.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.data import add_run
+    from nsys_analytics.capabilities.categories import load_rules
 
     rules = load_rules()
     fixtures = sorted((ROOT / "fixtures" / "profiles").glob("*.sqlite"))
@@ -97,9 +97,9 @@ def make_catalog(db: Path, n: int) -> float:
 
 def in_process(db: Path) -> str:
     """Seconds of the catalog work itself (no start-up): list, a diff of two stored runs, a trend."""
-    from nsys_analytics.catalog.connect import Catalog
-    from nsys_analytics.catalog.data import list_runs, load_run, metric_series
-    from nsys_analytics.diff.report import build_diff
+    from nsys_analytics.capabilities.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.data import list_runs, load_run, metric_series
+    from nsys_analytics.capabilities.diff.report import build_diff
 
     catalog = Catalog(str(db))
     t0 = time.perf_counter()

@@ -20,8 +20,8 @@ from common import CLI, best_of, count_kernels, scaled_profile
 def per_rule_seconds(profile: Path) -> dict[str, float]:
     """Seconds of the shared setup, then of each rule alone (setup included), in one Python session."""
     import nsys_analytics
-    from nsys_analytics.diagnose import RULES, Window, diagnose
-    from nsys_analytics.diagnose.data import prepare
+    from nsys_analytics.capabilities.diagnose import RULES, Window, diagnose
+    from nsys_analytics.capabilities.diagnose.data import prepare
 
     times = {}
     with nsys_analytics.open(profile) as p:

@@ -22,7 +22,7 @@ from common import CLI, DEFAULT_SOURCE, best_of, count_kernels, nsys_2022, scale
 def in_process_queries(profile: Path) -> tuple[float, float]:
     """Seconds of the first and of a second kernel summary on one opened profile."""
     import nsys_analytics
-    from nsys_analytics.kernels.report import kernel_summary
+    from nsys_analytics.capabilities.kernels.report import kernel_summary
 
     with nsys_analytics.open(profile) as p:
         t0 = time.perf_counter()

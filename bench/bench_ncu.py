@@ -48,7 +48,7 @@ def unpacked(path: Path) -> Path:
 
 def load_times(path: Path, workers: int | None, repeat: int) -> tuple[float, int]:
     """(median seconds, kernels) of NcuReport(path) in this process."""
-    from nsys_analytics.ncu.report import NcuReport
+    from nsys_analytics.capabilities.ncu.report import NcuReport
 
     times, kernels = [], 0
     for _ in range(repeat):
@@ -66,8 +66,8 @@ def cold_cli(path: Path) -> dict:
 
 
 def verify(report_path: Path, csv_path: Path) -> str:
-    from nsys_analytics.ncu.report import NcuReport
-    from nsys_analytics.ncu.verify import compare
+    from nsys_analytics.capabilities.ncu.report import NcuReport
+    from nsys_analytics.capabilities.ncu.verify import compare
 
     with NcuReport(report_path) as report:
         result = compare(report, csv_path)

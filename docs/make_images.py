@@ -18,9 +18,9 @@ SHAPE = ["--batch", "4", "--seq-len", "256", "--d-model", "256", "--heads", "4"]
 
 def timeline(profile: str, out: str, *window: str) -> None:
     import nsys_analytics
-    from nsys_analytics.visual.plot import data_width_px, plot_timeline
-    from nsys_analytics.visual.timeline import build_timeline
-    from nsys_analytics.visual.window import WindowRequest
+    from nsys_analytics.capabilities.visual.plot import data_width_px, plot_timeline
+    from nsys_analytics.capabilities.visual.timeline import build_timeline
+    from nsys_analytics.capabilities.visual.window import WindowRequest
 
     with nsys_analytics.open(PROFILES / profile) as p:
         t = build_timeline(p, WindowRequest(*window), width_px=data_width_px(12.0))

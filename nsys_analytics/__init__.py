@@ -13,13 +13,13 @@
 
 from typing import TYPE_CHECKING
 
-from .errors import NsysAnalyticsError, ProfileError
+from .core.errors import NsysAnalyticsError, ProfileError
 
 if TYPE_CHECKING:
     from .api import Catalog, Profile, ProfileSet, open, open_set
-    from .collect.annotate import annotate
-    from .collect.bench import bench
-    from .result import Result
+    from .capabilities.collect.annotate import annotate
+    from .capabilities.collect.bench import bench
+    from .core.result import Result
 
 __all__ = ["Catalog", "NsysAnalyticsError", "Profile", "ProfileError", "ProfileSet", "Result", "annotate", "bench",
            "open", "open_set"]
@@ -34,15 +34,15 @@ def __getattr__(name: str):
 
         return getattr(api, name)
     if name == "Result":
-        from .result import Result
+        from .core.result import Result
 
         return Result
     if name == "annotate":
-        from .collect.annotate import annotate
+        from .capabilities.collect.annotate import annotate
 
         return annotate
     if name == "bench":
-        from .collect.bench import bench
+        from .capabilities.collect.bench import bench
 
         return bench
     raise AttributeError(f"module 'nsys_analytics' has no attribute {name!r}")

@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import profile as data_access
-from . import profile_set as set_access
-from . import source
+from .data import profile as data_access
+from .data import profile_set as set_access
+from .data import source
 
 if TYPE_CHECKING:
-    from .ncu.report import NcuReport
+    from .capabilities.ncu.report import NcuReport
 
 
 class Profile(data_access.Profile):
@@ -34,8 +34,8 @@ class Profile(data_access.Profile):
 
         Filters: name_kind ('demangled'|'short'|'mangled'), device, stream, pid, start_ns, end_ns, match.
         """
-        from .filters import KernelFilter
-        from .kernels.report import kernel_summary
+        from .core.filters import KernelFilter
+        from .capabilities.kernels.report import kernel_summary
 
         return kernel_summary(self, KernelFilter(**filters), by_launch, limit).to_pandas()
 
@@ -44,9 +44,9 @@ class Profile(data_access.Profile):
 
         `rules`: TOML file(s) merged over the built-in rules (docs/categories.md). Filters as in kernel_summary.
         """
-        from .categories.classify import classify_kernels
-        from .categories.rules import load_rules
-        from .filters import KernelFilter
+        from .capabilities.categories.classify import classify_kernels
+        from .capabilities.categories.rules import load_rules
+        from .core.filters import KernelFilter
 
         return classify_kernels(self, load_rules(rules), KernelFilter(**filters), unmatched).to_pandas()
 
@@ -60,26 +60,26 @@ class Profile(data_access.Profile):
         window: 'steady' (the step_* ranges after the warm-up, when the profile has them) or 'all'.
         Filters as in kernel_summary.
         """
-        from .breakdown.report import breakdown_frame
+        from .capabilities.breakdown.report import breakdown_frame
 
         return breakdown_frame(self, basis, level, rules, top, memory_ops, by, ranges, window, **filters)
 
     def nvtx_summary(self):
         """Time per NVTX range name and style, = `nsys stats --report nvtx_sum` (`nsys-analytics nvtx`)."""
-        from .nvtx.report import nvtx_summary
+        from .capabilities.nvtx.report import nvtx_summary
 
         return nvtx_summary(self).to_pandas()
 
     def nvtx_gpu_summary(self, attribution: str = "thread", exclusive: bool = False):
         """Projected GPU time per NVTX range, = `nsys stats --report nvtx_gpu_proj_sum` (`nsys-analytics nvtx-gpu`)."""
-        from .nvtx.report import nvtx_gpu_projection_summary
+        from .capabilities.nvtx.report import nvtx_gpu_projection_summary
 
         return nvtx_gpu_projection_summary(self, attribution, exclusive).to_pandas()
 
     def nvtx_kernel_summary(self, attribution: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
                             graphs: bool = False):
         """Kernels per NVTX range, = `nsys stats --report nvtx_kern_sum` (`nsys-analytics nvtx-kernels`)."""
-        from .nvtx.report import nvtx_kernel_summary
+        from .capabilities.nvtx.report import nvtx_kernel_summary
 
         return nvtx_kernel_summary(self, attribution, exclusive, name_kind, graphs).to_pandas()
 
@@ -87,10 +87,10 @@ class Profile(data_access.Profile):
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`).
         An Nsight Compute report's tables come the same way (e.g. `n.ncu_metrics`)."""
         data_access.check_alias(alias)
-        from .ncu import source as ncu_source
+        from .capabilities.ncu import source as ncu_source
 
         if ncu_source.is_ncu_input(path):
-            from .ncu.report import NcuReport
+            from .capabilities.ncu.report import NcuReport
 
             return NcuReport(path, con=self.con, alias=alias)
         return super().attach(path, alias)
@@ -99,7 +99,7 @@ class Profile(data_access.Profile):
 def open_nsys(path: str | Path) -> Profile:
     """Open an Nsight Systems profile (.sqlite, .nsys-rep); Nsight Compute input is refused with the message every
     nsys command gives."""
-    from .ncu import source as ncu_source
+    from .capabilities.ncu import source as ncu_source
 
     if getattr(path, "is_rank", False):  # a ProfileSet member: its file, restricted to its process
         return path.open()
@@ -115,12 +115,12 @@ def open_nsys(path: str | Path) -> Profile:
 def open(path: str | Path) -> Profile | NcuReport:
     """Open an nsys export (.sqlite) or report (.nsys-rep, exported once with the nsys CLI), or an Nsight Compute
     report (.ncu-rep, or an `ncu --csv --page raw` export) as an `NcuReport` with the same `sql()` / `df()`."""
-    from .ncu import source as ncu_source
+    from .capabilities.ncu import source as ncu_source
 
     if getattr(path, "is_rank", False):  # a ProfileSet member: its file, restricted to its process
         return path.open()
     if ncu_source.is_ncu_input(path):
-        from .ncu.report import NcuReport
+        from .capabilities.ncu.report import NcuReport
 
         return NcuReport(path)
     return Profile(path)
@@ -144,8 +144,8 @@ class ProfileSet(set_access.ProfileSet):
     def kernel_summary(self, by_launch: bool = False, limit: int | None = None, table: str = "all", **filters):
         """cuda_gpu_kern_sum (`by_launch`: cuda_gpu_kern_gb_sum) per rank and over all ranks (exact merge), =
         `nsys-analytics kernels PROFILES...`. Filters as in `Profile.kernel_summary`."""
-        from .filters import KernelFilter
-        from .ranks.sets import kernel_summary_set
+        from .core.filters import KernelFilter
+        from .capabilities.ranks.sets import kernel_summary_set
 
         return _set_frame(kernel_summary_set(self, KernelFilter(**filters), limit, by_launch), table)
 
@@ -153,34 +153,34 @@ class ProfileSet(set_access.ProfileSet):
                           **filters):
         """Each kernel name with its category, rule and tags, per rank and summed over the ranks, =
         `nsys-analytics classify PROFILES...`."""
-        from .categories.rules import load_rules
-        from .filters import KernelFilter
-        from .ranks.sets import classify_set
+        from .capabilities.categories.rules import load_rules
+        from .core.filters import KernelFilter
+        from .capabilities.ranks.sets import classify_set
 
         return _set_frame(classify_set(self, load_rules(rules), KernelFilter(**filters), unmatched, limit), table)
 
     def nvtx_summary(self, table: str = "all"):
         """nvtx_sum per rank and over all ranks (exact), = `nsys-analytics nvtx PROFILES...`."""
-        from .ranks.nvtx import nvtx_sum_set
+        from .capabilities.ranks.nvtx import nvtx_sum_set
 
         return _set_frame(nvtx_sum_set(self), table)
 
     def nvtx_gpu_summary(self, attribution: str = "thread", exclusive: bool = False, table: str = "all"):
         """nvtx_gpu_proj_sum per rank and over all ranks (exact), = `nsys-analytics nvtx-gpu PROFILES...`."""
-        from .ranks.nvtx import nvtx_gpu_set
+        from .capabilities.ranks.nvtx import nvtx_gpu_set
 
         return _set_frame(nvtx_gpu_set(self, attribution, exclusive), table)
 
     def nvtx_kernel_summary(self, attribution: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
                             graphs: bool = False, table: str = "all"):
         """nvtx_kern_sum per rank and over all ranks (exact), = `nsys-analytics nvtx-kernels PROFILES...`."""
-        from .ranks.nvtx import nvtx_kernels_set
+        from .capabilities.ranks.nvtx import nvtx_kernels_set
 
         return _set_frame(nvtx_kernels_set(self, attribution, exclusive, name_kind, graphs), table)
 
     def nccl_summary(self, table: str = "all"):
         """= the nccl_sum recipe per rank and over all ranks, = `nsys-analytics nccl PROFILES...`."""
-        from .ranks.sets import nccl_sum_set
+        from .capabilities.ranks.sets import nccl_sum_set
 
         return _set_frame(nccl_sum_set(self), table)
 
@@ -197,7 +197,7 @@ class ProfileSet(set_access.ProfileSet):
 
     def nccl(self):
         """The normalized NCCL operations of every rank (op, bytes where known, duration, stream, ...)."""
-        from .ranks.sets import nccl_frame
+        from .capabilities.ranks.sets import nccl_frame
 
         return nccl_frame(self)
 
@@ -207,7 +207,7 @@ class ProfileSet(set_access.ProfileSet):
         return getattr(self.ranks_report(), table)
 
     def ranks_report(self):
-        from .ranks.sets import ranks_report
+        from .capabilities.ranks.sets import ranks_report
 
         return ranks_report(self)
 
@@ -221,17 +221,17 @@ class ProfileSet(set_access.ProfileSet):
 
 def _set_frame(result, table: str):
     """A SetResult as the one table `--format csv` writes (per-rank rows, then rank 'all'), or one of its two."""
-    from .ranks.render import SET_TABLES, one_table
+    from .capabilities.ranks.render import SET_TABLES, one_table
 
     if table not in SET_TABLES:
-        from .errors import UsageError
+        from .core.errors import UsageError
 
         raise UsageError(f"table {table!r}: choose one of {', '.join(SET_TABLES)}")
     return one_table(result, table).to_pandas()
 
 
 def _rank_breakdown(member, basis, level, rules, top, memory_ops, by, ranges, window, filters):
-    from .breakdown.report import breakdown_frame
+    from .capabilities.breakdown.report import breakdown_frame
 
     with member.open() as p:
         return breakdown_frame(p, basis, level, rules, top, memory_ops, by, ranges, window, **filters)
@@ -245,7 +245,7 @@ def _rank_df(member, query, params):
 def open_set(inputs, scheduler: str | None = None, jobs: int | None = None, skip_bad: bool = False) -> ProfileSet:
     """Open many profiles as ranks: paths, globs or folders. Work runs on a local process pool (`jobs`
     processes) or on a Dask cluster (`scheduler="tcp://HOST:8786"`)."""
-    from .engine import make_engine
+    from .data.engine import make_engine
 
     return ProfileSet(inputs, engine=make_engine(scheduler, jobs), skip_bad=skip_bad)
 
@@ -262,7 +262,7 @@ class Catalog:
     """
 
     def __init__(self, url: str | None = None):
-        from .catalog.connect import Catalog as Store
+        from .capabilities.catalog.connect import Catalog as Store
 
         self._store = Store(url)
         self.url = self._store.name  # password masked
@@ -271,9 +271,9 @@ class Catalog:
             attribution: str = "none", diagnose: bool = False) -> list[int]:
         """Store each profile as a run (or all of them as the ranks of one run); returns the run ids (a profile
         stored before keeps its id)."""
-        from .catalog.add import summarize_run
-        from .catalog.data import add_run
-        from .categories import load_rules
+        from .capabilities.catalog.add import summarize_run
+        from .capabilities.catalog.data import add_run
+        from .capabilities.categories import load_rules
 
         groups = [list(paths)] if ranks else [[p] for p in paths]
         ids = []
@@ -286,7 +286,7 @@ class Catalog:
         """The runs, newest first, with a `tags` column of dicts."""
         import pandas as pd
 
-        from .catalog.data import list_runs
+        from .capabilities.catalog.data import list_runs
 
         return pd.DataFrame(list_runs(self._store, tags, since, until, limit))
 
@@ -294,7 +294,7 @@ class Catalog:
         """The stored per-kernel figures of a run (one row per rank and kernel name)."""
         import pandas as pd
 
-        from .catalog.data import load_run
+        from .capabilities.catalog.data import load_run
 
         rows = [{"rank": p.rank, "name": k.name, "category": k.category, "instances": k.stat.instances,
                  "total_ns": k.stat.total_ns, "avg_ns": k.stat.avg_ns, "med_ns": k.stat.med_ns,
@@ -304,8 +304,8 @@ class Catalog:
 
     def trend(self, metric: str = "step_time", tags: dict[str, str] | None = None, limit: int = 1000):
         """`runs trend`: one row per run, oldest first, the metric in ms."""
-        from .catalog.data import list_runs, metric_series
-        from .catalog.report import parse_metric, trend_result
+        from .capabilities.catalog.data import list_runs, metric_series
+        from .capabilities.catalog.report import parse_metric, trend_result
 
         kind, name = parse_metric(metric)
         runs = list_runs(self._store, tags, limit=limit)
@@ -313,8 +313,8 @@ class Catalog:
 
     def diff(self, base_id: int, new_id: int, name_kind: str = "demangled") -> dict:
         """`runs diff`: {'verdict': str, 'kernels': DataFrame, 'categories': ..., 'ranges': ..., ...}."""
-        from .catalog.data import load_run
-        from .diff.report import build_diff
+        from .capabilities.catalog.data import load_run
+        from .capabilities.diff.report import build_diff
 
         report = build_diff(load_run(self._store, base_id), load_run(self._store, new_id), name_kind)
         return {"verdict": report.verdict, **{k: r.to_pandas() for k, r in report.tables().items()}}

@@ -9,6 +9,6 @@ PyTorch is imported only when `instrument` is called; see collect/torch_hooks.py
 
 from __future__ import annotations
 
-from .collect.torch_hooks import Instrumentation, instrument
+from .capabilities.collect.torch_hooks import Instrumentation, instrument
 
 __all__ = ["Instrumentation", "instrument"]

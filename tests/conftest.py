@@ -47,7 +47,7 @@ def to_parquetdir(sqlite: Path, folder: Path) -> Path:
     con = duckdb.connect()
     try:
         con.execute("SET preserve_insertion_order = true")
-        from nsys_analytics.database import _sqlite_extension_path
+        from nsys_analytics.data.database import _sqlite_extension_path
 
         con.execute(f"LOAD '{_sqlite_extension_path()}'")
         con.execute(f"ATTACH '{sqlite}' AS s (TYPE sqlite, READ_ONLY)")
@@ -77,7 +77,7 @@ def cache_mode(request, monkeypatch, cache_folder, cache_root, parquet_root):
     cache folder (`cache_folder`); the other modes share one, so a profile's cache is built once a session."""
     mode = getattr(request, "param", "direct")
     if mode.startswith("nsys-"):  # a fixture export is read from the folder nsys wrote of the same report
-        from nsys_analytics import source
+        from nsys_analytics.data import source
 
         resolve, form = source.resolve, mode.removeprefix("nsys-")
 
@@ -88,7 +88,7 @@ def cache_mode(request, monkeypatch, cache_folder, cache_root, parquet_root):
 
         monkeypatch.setattr(source, "resolve", written)
     if mode == "parquetdir":  # a fixture export is read from its parquetdir twin
-        from nsys_analytics import source
+        from nsys_analytics.data import source
 
         resolve = source.resolve
 
@@ -104,7 +104,7 @@ def cache_mode(request, monkeypatch, cache_folder, cache_root, parquet_root):
         monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(cache_root))
     monkeypatch.delenv("NSYS_ANALYTICS_NO_CACHE", raising=False)
     monkeypatch.delenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", raising=False)
-    monkeypatch.setattr("nsys_analytics.cache.folder._disabled", False)  # --no-cache of an earlier CliRunner test
+    monkeypatch.setattr("nsys_analytics.data.cache.folder._disabled", False)  # --no-cache of an earlier CliRunner test
     if mode == "cached":
         monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
     return mode

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 import nsys_analytics
-from nsys_analytics.errors import ProfileError
+from nsys_analytics.core.errors import ProfileError
 
 from .conftest import PROFILES, oracle_csv, read_csv
 

@@ -1,10 +1,10 @@
 """The package's shape: no import cycle between modules of nsys_analytics/ (nor between capability packages), and
-no import from a lower layer into a higher one (the table in nsys_analytics/layers.py).
+no import from a lower layer into a higher one (the table in nsys_analytics/core/layers.py).
 
 Every import counts: at module level, inside functions, and under `if TYPE_CHECKING:` (a type-only import still
 ties two modules together for a reader and breaks when either moves; counting them is the stricter choice).
 The implicit import of a module's parent packages is not an edge: `from ..nvtx.report import x` is an edge to
-nsys_analytics.nvtx.report only, or every module would reach the package's __init__ and so the facade.
+nsys_analytics.capabilities.nvtx.report only, or every module would reach the package's __init__ and so the facade.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from nsys_analytics import layers
+from nsys_analytics.core import layers
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -106,16 +106,17 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def layer_of(module: str, edges: dict[str, set[str]]) -> str:
-    """The layer of a module: its top-level name's entry in layers.MODULES, else `capabilities` for a package."""
+    """The layer of a module: the folder it lives in (layers.LAYERS), or the root module's entry in
+    layers.ROOT_MODULES."""
     package = next(iter(edges)).split(".")[0]
     rest = module[len(package) + 1:] if module != package else "__init__"
     top = rest.split(".")[0]
-    for layer, names in layers.MODULES.items():
-        if top in names:
-            return layer
-    if any(m.startswith(f"{package}.{top}.") for m in edges):
-        return "capabilities"
-    raise LookupError(f"{module}: not in nsys_analytics/layers.py; declare its layer there")
+    if top in layers.LAYERS:
+        return top
+    if top in layers.ROOT_MODULES:
+        return layers.ROOT_MODULES[top]
+    raise LookupError(f"{module}: a module at the package root that is not the facade; move it into the folder of "
+                      f"its layer ({', '.join(layers.LAYERS)})")
 
 
 def upward(edges: dict[str, set[str]]) -> list[str]:
@@ -131,7 +132,8 @@ def upward(edges: dict[str, set[str]]) -> list[str]:
 def capability_edges(edges: dict[str, set[str]]) -> dict[str, set[str]]:
     """{capability package: the other capability packages its modules import}."""
     def capability(module: str) -> str | None:
-        return module.split(".")[1] if layer_of(module, edges) == "capabilities" else None
+        parts = module.split(".")
+        return parts[2] if layer_of(module, edges) == "capabilities" and len(parts) > 2 else None
 
     out: dict[str, set[str]] = {}
     for src, targets in edges.items():
@@ -164,8 +166,7 @@ def test_layers_only_look_down():
 
 def test_profile_is_data_access_only():
     """The floor reaches no capability, not even lazily inside a method."""
-    assert {m for m in EDGES[f"{PACKAGE}.profile"] if layer_of(m, EDGES) != "foundation"} <= {
-        f"{PACKAGE}.{m}" for m in layers.MODULES["data access"]}
+    assert {layer_of(m, EDGES) for m in EDGES[f"{PACKAGE}.data.profile"]} <= {"core", "output", "data"}
 
 
 def test_every_package_is_installed():
@@ -186,43 +187,52 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
 
 CLEAN = {
     "__init__.py": "from .api import open\n",
-    "api.py": "def open():\n    from .kernels.report import summary\n",
-    "profile.py": "from . import errors\n",
-    "errors.py": "",
-    "kernels/__init__.py": "",
-    "kernels/report.py": "from ..profile import x\nfrom .. import errors\n",
-    "nvtx/__init__.py": "",
-    "nvtx/report.py": "import nsys_analytics.kernels.report\n",
+    "api.py": "def open():\n    from .capabilities.kernels.report import summary\n",
+    "core/__init__.py": "",
+    "core/errors.py": "",
+    "data/__init__.py": "",
+    "data/profile.py": "from ..core import errors\n",
+    "capabilities/__init__.py": "",
+    "capabilities/kernels/__init__.py": "",
+    "capabilities/kernels/report.py": "from ...data.profile import x\nfrom ...core import errors\n",
+    "capabilities/nvtx/__init__.py": "",
+    "capabilities/nvtx/report.py": "import nsys_analytics.capabilities.kernels.report\n",
 }
 
 
 def test_checker_passes_a_clean_tree(tmp_path):
     edges = _tree(tmp_path, CLEAN)
-    assert edges[f"{PACKAGE}.nvtx.report"] == {f"{PACKAGE}.kernels.report"}
-    assert edges[f"{PACKAGE}.kernels.report"] == {f"{PACKAGE}.profile", f"{PACKAGE}.errors"}
+    assert edges[f"{PACKAGE}.capabilities.nvtx.report"] == {f"{PACKAGE}.capabilities.kernels.report"}
+    assert edges[f"{PACKAGE}.capabilities.kernels.report"] == {f"{PACKAGE}.data.profile", f"{PACKAGE}.core.errors"}
     assert cycles(edges) == [] and upward(edges) == [] and cycles(capability_edges(edges)) == []
 
 
 @pytest.mark.parametrize("rel, text, problem", [
     # an upward import inside a method, as Profile.kernel_summary had
-    ("profile.py", "def f():\n    from .kernels.report import summary\n", "upward"),
+    ("data/profile.py", "def f():\n    from ..capabilities.kernels.report import summary\n", "upward"),
     # a type-only upward import
-    ("errors.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .profile import Profile\n",
+    ("core/errors.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..data.profile import Profile\n",
      "upward"),
     # the data layer reaching the facade through the package
-    ("profile.py", "from . import open\n", "upward"),
+    ("data/profile.py", "from .. import open\n", "upward"),
     # two modules of one capability importing each other, one of them only for types (as ncu frames/report did)
-    ("kernels/data.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .report import R\n",
-     "cycle"),
+    ("capabilities/kernels/data.py",
+     "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .report import R\n", "cycle"),
     # two capabilities importing each other through different modules
-    ("kernels/extra.py", "from ..nvtx import report\n", "capability cycle"),
+    ("capabilities/kernels/extra.py", "from ..nvtx import report\n", "capability cycle"),
+    # a loose module at the package root, outside the rooms of the layers
+    ("helpers.py", "", "no layer"),
 ])
 def test_checker_finds_violations(tmp_path, rel, text, problem):
     files = dict(CLEAN)
     files[rel] = text
-    if rel == "kernels/data.py":
-        files["kernels/report.py"] = "from .data import d\n"
+    if rel == "capabilities/kernels/data.py":
+        files["capabilities/kernels/report.py"] = "from .data import d\n"
     edges = _tree(tmp_path, files)
+    if problem == "no layer":
+        with pytest.raises(LookupError, match="move it into the folder of its layer"):
+            [layer_of(m, edges) for m in edges]
+        return
     found = {"upward": bool(upward(edges)), "cycle": bool(cycles(edges)),
              "capability cycle": bool(cycles(capability_edges(edges)))}
     assert found[problem], found

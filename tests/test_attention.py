@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 import nsys_analytics as na
 from nsys_analytics.cli.main import cli
-from nsys_analytics.errors import MissingDataError, UsageError
-from nsys_analytics.attention.report import AttentionOptions, AttentionRanges, analyze_attention
-from nsys_analytics.attention.flops import Shape, piece_costs, shape_from_options
+from nsys_analytics.core.errors import MissingDataError, UsageError
+from nsys_analytics.capabilities.attention.report import AttentionOptions, AttentionRanges, analyze_attention
+from nsys_analytics.capabilities.attention.flops import Shape, piece_costs, shape_from_options
 
 from .conftest import ORACLE, PROFILES, read_csv
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 import nsys_analytics as na
-from nsys_analytics.attention.report import AttentionOptions, DEFAULT_MASK_REGEX, analyze_attention
+from nsys_analytics.capabilities.attention.report import AttentionOptions, DEFAULT_MASK_REGEX, analyze_attention
 
 from .test_nvtx_attribution import Launch, Profile, Range, write_profile
 

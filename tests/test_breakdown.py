@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner
 
 import nsys_analytics
-from nsys_analytics.categories import load_rules
+from nsys_analytics.capabilities.categories import load_rules
 from nsys_analytics.cli.main import cli
-from nsys_analytics.filters import KernelFilter
-from nsys_analytics.breakdown.report import breakdown_report
-from nsys_analytics.categories.data import name_times
+from nsys_analytics.core.filters import KernelFilter
+from nsys_analytics.capabilities.breakdown.report import breakdown_report
+from nsys_analytics.capabilities.categories.data import name_times
 
 from .conftest import FIXTURE_NAMES, PROFILES, oracle_csv, read_csv
 

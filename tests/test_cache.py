@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import nsys_analytics
-from nsys_analytics import cache
+from nsys_analytics.data import cache
 from nsys_analytics.cli.main import cli
 
 from .conftest import PROFILES
@@ -195,7 +195,7 @@ def test_cache_list_info_clear(cached, tmp_path):
 def test_a_rank_of_a_whole_launch_report_reads_its_own_rows_through_the_cache(cached, monkeypatch):
     """A RankProfile keeps one process of a file: the cached tables are filtered the same way, and the decoded
     views (which hold every process) are not used for it."""
-    from nsys_analytics.profile_set import ProfileSet
+    from nsys_analytics.data.profile_set import ProfileSet
 
     from .conftest import rank_files
 
@@ -221,9 +221,9 @@ def test_diff_summaries_read_the_stored_duration_counts_and_equal_the_exports(ca
     """diff / runs add read _kernel_durations and _range_durations from the cache (built by the first summary);
     the summaries equal those computed from the export directly, also for the ranks of a whole-launch report
     (whose profiles filter the raw tables and keep no decoded view)."""
-    from nsys_analytics.categories import load_rules
-    from nsys_analytics.diff.data import summarize, summarize_member
-    from nsys_analytics.profile_set import ProfileSet
+    from nsys_analytics.capabilities.categories import load_rules
+    from nsys_analytics.capabilities.diff.data import summarize, summarize_member
+    from nsys_analytics.data.profile_set import ProfileSet
 
     from .conftest import rank_files
 
@@ -297,7 +297,7 @@ def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached, mode, view
     """A warm `nvtx-kernels` (any --attribution, no other option) reads its stored rows (and the NVTX table its
     checks read), not the GPU operations; they are those the attribution gives without the stored view (the oracle
     tests check them against nsys in both modes)."""
-    from nsys_analytics.nvtx import report as nvtx
+    from nsys_analytics.capabilities.nvtx import report as nvtx
 
     with nsys_analytics.open(TRAIN) as p:
         first = nvtx.nvtx_kernel_summary(p, mode)
@@ -321,7 +321,7 @@ def test_a_first_nvtx_kernels_joins_inline_and_copies_no_memory_operations(cache
     its launch (_range_ops), without copying the memcpy/memset tables its filters never read nor the API call table
     its join reads once; once _range_ops is stored (by nvtx-gpu, which copies the calls), a rebuild reads it. Both
     equal the rows read from the export itself."""
-    from nsys_analytics.nvtx import report as nvtx
+    from nsys_analytics.capabilities.nvtx import report as nvtx
 
     args = ["nvtx-kernels", str(TRAIN), "--attribution", mode, "--format", "csv"]
     direct = no_cache_run(*args)
@@ -346,7 +346,7 @@ def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cach
     from the stored join (_range_ops), and the rows are still the export's."""
     import duckdb
 
-    from nsys_analytics.cache import build
+    from nsys_analytics.data.cache import build
 
     args = ["nvtx-kernels", str(TRAIN), "--format", "csv"]
     direct = no_cache_run(*args)
@@ -372,8 +372,8 @@ def test_a_first_diagnose_builds_what_its_rules_read_before_its_pass(cached, mon
     before its pass holds its own arrays and tables (at 10 M kernels, building _range_ops after it took the process
     to 1.7 GiB), from the whole kernel table that its context ids need (no core copy made and left unused); the
     stored cuda_api, which no rule reads, is not built. The findings equal the export's."""
-    from nsys_analytics.cache import build
-    from nsys_analytics.diagnose import report
+    from nsys_analytics.data.cache import build
+    from nsys_analytics.capabilities.diagnose import report
 
     args = ["diagnose", str(TRAIN), "--format", "json"]
     direct = no_cache_run(*args)
@@ -411,7 +411,7 @@ def sqlite_tables(path: Path) -> str:
 
 @pytest.mark.parametrize("name", ["nvtx_gpu_projection", "nvtx_gpu_projection_summary"])
 def test_nvtx_gpu_with_its_defaults_reads_the_stored_projection(cached, name):
-    from nsys_analytics.nvtx import report as nvtx
+    from nsys_analytics.capabilities.nvtx import report as nvtx
 
     params = {"mode": "thread", "exclusive": False, "graphs": False}
     with nsys_analytics.open(TRAIN) as p:
@@ -429,8 +429,8 @@ def test_a_stored_view_that_cannot_be_built_is_computed_from_what_it_reads(cache
     tables and views it reads, as without the cache: the same rows, one note, no error."""
     import duckdb
 
-    from nsys_analytics.cache import build
-    from nsys_analytics.nvtx import report as nvtx
+    from nsys_analytics.data.cache import build
+    from nsys_analytics.capabilities.nvtx import report as nvtx
 
     monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1")
     with nsys_analytics.open(TRAIN) as p:

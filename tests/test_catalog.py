@@ -176,8 +176,8 @@ def test_python_catalog_returns_dataframes(db):
 def test_a_newer_schema_is_refused_naming_both_versions(db):
     from sqlalchemy import update
 
-    from nsys_analytics.catalog.connect import Catalog
-    from nsys_analytics.catalog.schema import SCHEMA_VERSION, catalog_meta
+    from nsys_analytics.capabilities.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.schema import SCHEMA_VERSION, catalog_meta
 
     runs("add", FORWARD, db=db)
     store = Catalog(db)
@@ -263,8 +263,8 @@ def _stored(db: str) -> dict[str, list[tuple]]:
     """Every row of every catalog table, sorted (the time of the add left out)."""
     from sqlalchemy import select
 
-    from nsys_analytics.catalog.connect import Catalog
-    from nsys_analytics.catalog.schema import metadata
+    from nsys_analytics.capabilities.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.schema import metadata
 
     cat = Catalog(db, create=False)
     try:
@@ -299,8 +299,8 @@ def test_a_forked_catalog_process_stores_what_the_thread_stores(db, tmp_path):
 def test_errors_of_the_catalog_process_are_one_line_with_their_exit_code(db, tmp_path):
     from sqlalchemy import update
 
-    from nsys_analytics.catalog.connect import Catalog
-    from nsys_analytics.catalog.schema import SCHEMA_VERSION, catalog_meta
+    from nsys_analytics.capabilities.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.schema import SCHEMA_VERSION, catalog_meta
 
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(FORWARD.read_bytes()[:50_000])  # truncated: the profile's own error, nothing written

@@ -33,12 +33,12 @@ def test_a_writer_takes_over_the_early_process(tmp_path):
     that process over, and a run added through it is stored; a second writer forks its own."""
     script = textwrap.dedent(f"""
         import sys
-        from nsys_analytics.catalog import writer
+        from nsys_analytics.capabilities.catalog import writer
         writer.fork_early()
         early = writer._early[0]
         assert "sqlalchemy" not in sys.modules and "duckdb" not in sys.modules
-        from nsys_analytics.catalog.add import summarize_run
-        from nsys_analytics.categories import load_rules
+        from nsys_analytics.capabilities.catalog.add import summarize_run
+        from nsys_analytics.capabilities.categories import load_rules
         summaries, _ = summarize_run([{str(FORWARD)!r}], load_rules())
         with writer.CatalogWriter({str(tmp_path / "runs.db")!r}, fork=True) as w:
             assert writer._early is None and w._pid == early

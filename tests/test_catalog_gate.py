@@ -181,7 +181,7 @@ def test_a_version_1_catalog_migrates_and_its_old_runs_gate_on_step_only(tmp_pat
 
 def test_per_step_figures_are_remembered_for_the_files_content(tmp_path, cache_folder, monkeypatch):
     """A second add of the same file (another catalog, or `runs gate` after `runs add`) reads them back."""
-    from nsys_analytics.catalog import steps
+    from nsys_analytics.capabilities.catalog import steps
 
     monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")  # the fixtures are small
     computed = []

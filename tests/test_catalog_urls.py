@@ -73,7 +73,7 @@ def test_the_catalog_process_prints_no_credential_either(pg_server):
 
 def test_driver_text_with_a_credential_is_masked():
     """What a driver may print: a conninfo string, quoted or not, a URL it was given."""
-    from nsys_analytics.catalog.connect import resolve_url, scrub
+    from nsys_analytics.capabilities.catalog.connect import resolve_url, scrub
 
     url = resolve_url(f"postgresql://ci@h/db?password={PASSWORD}")
     for text in (f"invalid dsn: host=h password={PASSWORD} user=ci", f"password='{PASSWORD} x' dbname=db",
@@ -118,8 +118,8 @@ def test_another_database_is_refused_naming_the_supported_ones(url, tmp_path):
 def test_runs_diff_of_a_stored_row_that_is_not_a_distribution(db, stored):
     from sqlalchemy import update
 
-    from nsys_analytics.catalog.connect import Catalog
-    from nsys_analytics.catalog.schema import kernel_dists, range_dists
+    from nsys_analytics.capabilities.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.schema import kernel_dists, range_dists
 
     runs("add", TRAIN, FORWARD, db=db)
     runs("diff", "1", "2", db=db)
@@ -208,7 +208,7 @@ def test_a_password_in_the_query_opens_the_catalog(pg_server):
     """`?password=` reaches the server (scram-sha-256 over TCP), while the engine's own URL holds no credential."""
     import psycopg
 
-    from nsys_analytics.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.connect import Catalog
 
     with psycopg.connect(f"host=127.0.0.1 port={pg_server} user=tester password={PASSWORD} dbname=postgres",
                          autocommit=True) as con:

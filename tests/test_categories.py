@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from nsys_analytics.categories import OTHER, builtin_rules_path, load_rules
+from nsys_analytics.capabilities.categories import OTHER, builtin_rules_path, load_rules
 from nsys_analytics.cli.main import cli
-from nsys_analytics.errors import UsageError
+from nsys_analytics.core.errors import UsageError
 
 from .conftest import PROFILES
 from .test_category_libraries import LIBRARY_NAMES

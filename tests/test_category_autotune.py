@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from nsys_analytics.categories.rules import load_rules
+from nsys_analytics.capabilities.categories.rules import load_rules
 
 from .conftest import FIXTURES, read_csv
 from .test_category_coverage import MAX_OTHER_PCT, unknown

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from nsys_analytics.categories.rules import OTHER, load_rules
+from nsys_analytics.capabilities.categories.rules import OTHER, load_rules
 
 from .conftest import FIXTURE_NAMES, PROFILES, RANK_RUNS, rank_files, shared_profiles
 

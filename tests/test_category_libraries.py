@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from nsys_analytics.categories import load_rules
+from nsys_analytics.capabilities.categories import load_rules
 
 NVFUSER_TMA = ("<unnamed>::nvfuser_none_f0_c0_r0_g0(<unnamed>::Tensor<<unnamed>::__half, (int)3, (int)3>, "
                "<unnamed>::Tensor<<unnamed>::__half, (int)3, (int)3>, <unnamed>::TensorMap, <unnamed>::TensorMap, "

@@ -124,8 +124,8 @@ def test_schema_formats(fmt):
 
 def test_schema_documents_every_column_of_every_view():
     import nsys_analytics
-    from nsys_analytics import sql_files
-    from nsys_analytics.schema_objects import PUBLIC_VIEWS
+    from nsys_analytics.data import sql_files
+    from nsys_analytics.data.schema_objects import PUBLIC_VIEWS
 
     with nsys_analytics.open(TRAIN) as p:
         for view in PUBLIC_VIEWS:

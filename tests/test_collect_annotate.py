@@ -17,8 +17,8 @@ import nvtx
 import pytest
 
 import nsys_analytics
-from nsys_analytics.collect.annotate import range_name
-from nsys_analytics.ncu.config import Config, parse_range
+from nsys_analytics.capabilities.collect.annotate import range_name
+from nsys_analytics.capabilities.ncu.config import Config, parse_range
 
 ROOT = Path(__file__).resolve().parents[1]
 

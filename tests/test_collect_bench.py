@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import nsys_analytics
-from nsys_analytics.collect import bench_child
-from nsys_analytics.collect.bench import DOMAIN
-from nsys_analytics.errors import UsageError
+from nsys_analytics.capabilities.collect import bench_child
+from nsys_analytics.capabilities.collect.bench import DOMAIN
+from nsys_analytics.core.errors import UsageError
 
 from .conftest import FIXTURES
 from .test_collect_annotate import collector, tree  # noqa: F401 - the stub collector fixture
@@ -79,7 +79,7 @@ def test_ncu_sweep_runs_the_function_in_a_child_and_reads_the_report(fake, tmp_p
     argv = fake.calls()[0]["argv"]
     assert argv[:3] == ["--nvtx", "--nvtx-include", f"regex:{DOMAIN}@.+/"]
     assert argv[argv.index("--metrics") + 1] == "gpu__time_duration.sum"
-    assert argv[-3] == "-c" and "from nsys_analytics.collect.bench_child import main" in argv[-2]
+    assert argv[-3] == "-c" and "from nsys_analytics.capabilities.collect.bench_child import main" in argv[-2]
     assert list(frame.columns[:5]) == ["annotation", "M", "N", "K", "R"]
     assert {"run", "metric", "value", "unit", "relative", "kernels"} <= set(frame.columns)
     time = frame[frame["metric"] == "gpu__time_duration.sum"]
@@ -135,8 +135,8 @@ def test_nsys_runs_equal_nsys_projection_and_a_brute_force_sum(tmp_path):
     import shutil
     import sqlite3
 
-    from nsys_analytics.collect.data import nsys_runs
-    from nsys_analytics.profile import Profile
+    from nsys_analytics.capabilities.collect.data import nsys_runs
+    from nsys_analytics.data.profile import Profile
 
     from .conftest import ORACLE, PROFILES
 

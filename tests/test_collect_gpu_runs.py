@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from nsys_analytics.collect.bench import DOMAIN
-from nsys_analytics.collect.data import ncu_runs, nsys_runs
-from nsys_analytics.profile import Profile
+from nsys_analytics.capabilities.collect.bench import DOMAIN
+from nsys_analytics.capabilities.collect.data import ncu_runs, nsys_runs
+from nsys_analytics.data.profile import Profile
 
 from .conftest import FIXTURES
 

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
-from nsys_analytics.collect import commands, tools
-from nsys_analytics.collect.commands import NcuOptions, NsysOptions, Outputs
+from nsys_analytics.capabilities.collect import commands, tools
+from nsys_analytics.capabilities.collect.commands import NcuOptions, NsysOptions, Outputs
 
 from .conftest import ORACLE, PROFILES
 from .test_ncu_fixtures import report_path
@@ -242,8 +242,8 @@ def test_ncu_without_kernels_and_ncu_options_without_ncu(fake, tmp_path):
 
 
 def test_catalog_stores_the_run_with_its_tags(fake, tmp_path):
-    from nsys_analytics.catalog.connect import Catalog
-    from nsys_analytics.catalog.data import list_runs, run_details
+    from nsys_analytics.capabilities.catalog.connect import Catalog
+    from nsys_analytics.capabilities.catalog.data import list_runs, run_details
 
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     args = ("profile", "--catalog", "--db", db, "--tag", "branch=exp", "--dir", str(fake.out), "--")
@@ -263,7 +263,7 @@ def test_catalog_stores_the_run_with_its_tags(fake, tmp_path):
 def test_git_tags_of_the_working_folder(tmp_path, monkeypatch):
     import subprocess
 
-    from nsys_analytics.collect.tags import git_state
+    from nsys_analytics.capabilities.collect.tags import git_state
 
     assert git_state(tmp_path) == {}  # not a work tree
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]

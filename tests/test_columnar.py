@@ -91,7 +91,7 @@ def test_a_folder_without_tables_is_one_line_error(tmp_path):
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert "is a directory" in result.output
     import nsys_analytics
-    from nsys_analytics.errors import ProfileError
+    from nsys_analytics.core.errors import ProfileError
 
     with pytest.raises(ProfileError, match="is a directory.*parquetdir"):
         nsys_analytics.open(tmp_path)

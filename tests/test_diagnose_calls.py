@@ -10,7 +10,7 @@ import random
 import sqlite3
 
 import nsys_analytics
-from nsys_analytics.diagnose import data
+from nsys_analytics.capabilities.diagnose import data
 from .test_diagnose_rules import write_profile
 
 OTHER_PID = 200

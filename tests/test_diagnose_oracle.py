@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diagnose import NSYS_RULES
+from nsys_analytics.capabilities.diagnose import NSYS_RULES
 
 from .conftest import FIXTURE_NAMES, PROFILES, oracle_csv, read_csv, shared_profiles
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import nsys_analytics
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diagnose import NsysOptions, diagnose
+from nsys_analytics.capabilities.diagnose import NsysOptions, diagnose
 
 from .conftest import PROFILES
 from .test_diagnose_rules import GLOBAL_PID, PID, US, write_profile
@@ -103,9 +103,9 @@ def test_finding_ranges_match_brute_force(tmp_path):
     done in Python (the definition in docs/diagnose.md)."""
     import random
 
-    from nsys_analytics.diagnose.data import Window, prepare
-    from nsys_analytics.diagnose.findings import Finding
-    from nsys_analytics.diagnose.ranges import MAX_RANGES, attach_ranges
+    from nsys_analytics.capabilities.diagnose.data import Window, prepare
+    from nsys_analytics.capabilities.diagnose.findings import Finding
+    from nsys_analytics.capabilities.diagnose.ranges import MAX_RANGES, attach_ranges
 
     rng = random.Random(3)
     path = write_profile(tmp_path / "p.sqlite", [(1_000, 2_000, 7, 1)], [])

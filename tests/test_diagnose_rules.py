@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import nsys_analytics
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diagnose import diagnose
+from nsys_analytics.capabilities.diagnose import diagnose
 
 PID = 100
 GLOBAL_PID = PID << 24
@@ -135,7 +135,7 @@ def test_fail_on_sets_the_exit_code_and_json_lists_findings(tmp_path):
 def test_diagnose_lowers_duckdb_memory_only_while_it_runs(tmp_path, monkeypatch):
     """DuckDB's pool is 700 MB while diagnose runs (its numpy arrays sit beside it), 1 GB again after; a limit the
     user set (NSYS_ANALYTICS_MEMORY) is left alone."""
-    from nsys_analytics.diagnose import beyond
+    from nsys_analytics.capabilities.diagnose import beyond
 
     seen = []
     real = beyond.BEYOND_RULES["launch_bound"]

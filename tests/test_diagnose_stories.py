@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import nsys_analytics
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diagnose import diagnose
+from nsys_analytics.capabilities.diagnose import diagnose
 
 from .conftest import PROFILES
 

@@ -9,7 +9,7 @@ import random
 import pytest
 
 import nsys_analytics
-from nsys_analytics.diagnose import data, sweep
+from nsys_analytics.capabilities.diagnose import data, sweep
 from .test_diagnose_rules import write_profile
 
 

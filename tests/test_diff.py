@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 import nsys_analytics
-from nsys_analytics.categories import load_rules
+from nsys_analytics.capabilities.categories import load_rules
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diff.data import summarize
-from nsys_analytics.diff.report import build_diff
-from nsys_analytics.rounding import nsys_round
+from nsys_analytics.capabilities.diff.data import summarize
+from nsys_analytics.capabilities.diff.report import build_diff
+from nsys_analytics.core.rounding import nsys_round
 
 from .conftest import PROFILES, oracle_csv, read_csv
 
@@ -187,7 +187,7 @@ def test_bad_input_one_line_and_exit_code(tmp_path):
 
 
 def test_auto_attribution_skips_large_profiles(monkeypatch):
-    from nsys_analytics.diff import data
+    from nsys_analytics.capabilities.diff import data
 
     with nsys_analytics.open(FORWARD) as p:
         assert summarize(p, load_rules(), 0, "auto").attribution == "process"
@@ -220,7 +220,7 @@ def test_the_changes_equal_nsys_recipe_diff_where_they_overlap():
     balanced ranks --new straggler ranks --name short`: per kernel, Count, Sum and Mean differences are ours with
     the sign flipped (the recipe gives DIR1 - DIR2, we new - base). Median and Std are approximations in the
     recipe's all_stats (merged over ranks), so they are not compared."""
-    from nsys_analytics.diff.data import summarize_side
+    from nsys_analytics.capabilities.diff.data import summarize_side
 
     oracle = PROFILES.parent / "oracle"
     recipe = _recipe_diff(oracle / "ddp_balanced_recipes" / "cuda_gpu_kern_sum__all_stats.csv",

@@ -9,10 +9,10 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, insert
 
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diff.data import summarize_side
-from nsys_analytics.catalog.schema import SCHEMA_VERSION, catalog_meta, metadata, steady_summaries
-from nsys_analytics.categories import load_rules
-from nsys_analytics.diff.report import build_diff
+from nsys_analytics.capabilities.diff.data import summarize_side
+from nsys_analytics.capabilities.catalog.schema import SCHEMA_VERSION, catalog_meta, metadata, steady_summaries
+from nsys_analytics.capabilities.categories import load_rules
+from nsys_analytics.capabilities.diff.report import build_diff
 
 from .conftest import PROFILES
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diff.noise import MIN_EFFECT_PCT, judge, welch_p
+from nsys_analytics.capabilities.diff.noise import MIN_EFFECT_PCT, judge, welch_p
 
 from .conftest import PROFILES
 

@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 
 import nsys_analytics
-from nsys_analytics.diff.data import range_kernels_sql
+from nsys_analytics.capabilities.diff.data import range_kernels_sql
 
 from .conftest import PROFILES
 from .test_nvtx_attribution import multiscale_profile, random_profile, write_profile

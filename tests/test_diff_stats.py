@@ -9,9 +9,9 @@ from itertools import combinations
 
 import pytest
 
-from nsys_analytics.diff.report import build_diff
-from nsys_analytics.diff.stats import MAX_EXACT, Dist, benjamini_hochberg, mann_whitney
-from nsys_analytics.diff.summary import KernelStat, ProfileSummary, Stat
+from nsys_analytics.capabilities.diff.report import build_diff
+from nsys_analytics.capabilities.diff.stats import MAX_EXACT, Dist, benjamini_hochberg, mann_whitney
+from nsys_analytics.capabilities.diff.summary import KernelStat, ProfileSummary, Stat
 
 
 def _u(base, new):

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diff.noise import MIN_EFFECT_PCT
+from nsys_analytics.capabilities.diff.noise import MIN_EFFECT_PCT
 
 from .conftest import FIXTURES, _scratch, read_csv
 

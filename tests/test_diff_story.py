@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
-from nsys_analytics.diff.story import Row, substitution
-from nsys_analytics.diff.verdict import verdict_name
+from nsys_analytics.capabilities.diff.story import Row, substitution
+from nsys_analytics.capabilities.diff.verdict import verdict_name
 
 from .conftest import PROFILES
 

@@ -3,7 +3,7 @@ hand: a fused norm replaced by its unfused steps, and kernels of one family repl
 
 from __future__ import annotations
 
-from nsys_analytics.diff.story import Row, substitution, swap
+from nsys_analytics.capabilities.diff.story import Row, substitution, swap
 
 MS = 1e6
 

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from nsys_analytics.cache import digest
+from nsys_analytics.data.cache import digest
 
 from .conftest import PROFILES
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import nsys_analytics
-from nsys_analytics.errors import ProfileError, UsageError
-from nsys_analytics.ncu.analysis import Options, analyze
-from nsys_analytics.ncu.report import NcuReport, NotAnNsysProfile
+from nsys_analytics.core.errors import ProfileError, UsageError
+from nsys_analytics.capabilities.ncu.analysis import Options, analyze
+from nsys_analytics.capabilities.ncu.report import NcuReport, NotAnNsysProfile
 
 from .conftest import PROFILES
 from .test_ncu_fixtures import NCU, NSYS_PROFILE, open_report, report_path
@@ -100,7 +100,7 @@ def test_attach_another_ncu_report():
 @pytest.mark.parametrize("name", ["ncu_kernels", "ncu_nvtx", "ncu_metrics", "ncu_metric_instances", "ncu_info",
                                   "ncu_summary"])
 def test_every_column_is_documented(name):
-    from nsys_analytics import sql_files
+    from nsys_analytics.data import sql_files
 
     r = open_report("matmul_full")
     documented = [c.name for c in sql_files.read("ncu", name).columns]
@@ -112,7 +112,7 @@ def test_every_column_is_documented(name):
 @pytest.mark.parametrize("name,params", [("kernel_identity", {}), ("metric_catalog", {}),
                                          ("metric_values", {"metrics": "gpu__time_duration.sum"})])
 def test_every_column_of_the_queries_is_documented(name, params):
-    from nsys_analytics import sql_files
+    from nsys_analytics.data import sql_files
 
     result = open_report("matmul_full").run_file("ncu", name, params)
     assert [c.name for c in sql_files.read("ncu", name).columns] == result.columns

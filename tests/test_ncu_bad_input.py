@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import nsys_analytics
 from nsys_analytics.cli.main import cli
-from nsys_analytics.errors import ProfileError, UsageError
+from nsys_analytics.core.errors import ProfileError, UsageError
 
 from .conftest import PROFILES
 from .test_ncu_fixtures import NCU, open_report, report_path
@@ -108,7 +108,7 @@ def test_missing_file_and_directory(tmp_path):
 
 
 def test_unknown_metric_names_the_closest():
-    from nsys_analytics.ncu.analysis import Options, analyze
+    from nsys_analytics.capabilities.ncu.analysis import Options, analyze
 
     with pytest.raises(UsageError) as e:
         analyze(open_report("matmul_full"), Options(metrics=["gpu__time_duraton.sum", "sm__throughput"]))

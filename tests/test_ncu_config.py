@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from nsys_analytics.errors import UsageError
-from nsys_analytics.ncu.config import Config, add_configs, compile_pattern, parse_range
+from nsys_analytics.core.errors import UsageError
+from nsys_analytics.capabilities.ncu.config import Config, add_configs, compile_pattern, parse_range
 
 
 @pytest.mark.parametrize("name,config", [

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 import nsys_analytics
 from nsys_analytics.cli.main import cli
-from nsys_analytics.errors import ProfileError
-from nsys_analytics.ncu.container import read_container
+from nsys_analytics.core.errors import ProfileError
+from nsys_analytics.capabilities.ncu.container import read_container
 
 from .test_ncu_fixtures import report_path
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from nsys_analytics.errors import UsageError
-from nsys_analytics.ncu.expr import MAX_LENGTH, parse_derive
+from nsys_analytics.core.errors import UsageError
+from nsys_analytics.capabilities.ncu.expr import MAX_LENGTH, parse_derive
 
 
 def test_tflops_from_parameters_and_a_dotted_metric_name():

@@ -13,7 +13,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from nsys_analytics.ncu.report import NcuReport
+from nsys_analytics.capabilities.ncu.report import NcuReport
 
 from .conftest import FIXTURES, SHARED
 

@@ -1,6 +1,6 @@
 """Golden: every metric of a report equals `ncu -i R --csv --page raw` (and `--print-units base`), cell for cell.
 
-The comparison (nsys_analytics/ncu/verify.py): each CSV cell in base units (by the CSV's unit row)
+The comparison (nsys_analytics/capabilities/ncu/verify.py): each CSV cell in base units (by the CSV's unit row)
 against the value read through ncu_report, within half a unit of the last digit ncu printed; text
 cells equal; ncu's `nan` / `no data` = no value. The unit row is checked too: base units against the
 report's, and ncu's per-column display units against ours.
@@ -12,10 +12,10 @@ import math
 
 import pytest
 
-from nsys_analytics.ncu.data import function_name
-from nsys_analytics.ncu.load_csv import _dims
-from nsys_analytics.ncu.report import NcuReport
-from nsys_analytics.ncu.verify import FIRST_METRIC_COLUMN, compare
+from nsys_analytics.capabilities.ncu.data import function_name
+from nsys_analytics.capabilities.ncu.load_csv import _dims
+from nsys_analytics.capabilities.ncu.report import NcuReport
+from nsys_analytics.capabilities.ncu.verify import FIRST_METRIC_COLUMN, compare
 
 from .conftest import read_csv
 from .test_ncu_fixtures import SHARED_NCU, open_report, raw_csv, report_path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nsys_analytics.ncu.units import display_unit, normalize, to_base
+from nsys_analytics.capabilities.ncu.units import display_unit, normalize, to_base
 
 
 @pytest.mark.parametrize("shown,base,factor", [

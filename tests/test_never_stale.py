@@ -311,7 +311,7 @@ def test_cache_list_reads_each_part_whole_once(tmp_path, monkeypatch):
     """A part read whole by one `cache list` and unchanged since is not read again; one changed since is."""
     from click.testing import CliRunner
 
-    from nsys_analytics.cache import listing
+    from nsys_analytics.data.cache import listing
     from nsys_analytics.cli.main import cli as main
 
     path, cache = copy(tmp_path), tmp_path / "cache"

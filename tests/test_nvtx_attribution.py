@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import nsys_analytics
-from nsys_analytics.errors import MissingDataError
-from nsys_analytics.nvtx import report as nvtx
+from nsys_analytics.core.errors import MissingDataError
+from nsys_analytics.capabilities.nvtx import report as nvtx
 
 PID = 100
 

@@ -106,7 +106,7 @@ def test_a_script_written_for_multiprocessing_keeps_worker_processes(tmp_path):
 def test_main_module_checks(tmp_path):
     """The decision on its own: the guarded lines of a file, and a pytest process (a package's __main__ or a
     guarded executable) keeps processes."""
-    from nsys_analytics.engine import _guarded_lines, workers_can_import_main
+    from nsys_analytics.data.engine import _guarded_lines, workers_can_import_main
 
     source = ("x = 1\nif __name__ == '__main__':\n    a()\n    b()\nif '__main__' == __name__:\n    c()\n"
               "if __name__ == 'other':\n    d()\n")

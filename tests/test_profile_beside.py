@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from nsys_analytics.api import open_nsys
-from nsys_analytics.diagnose import diagnose
-from nsys_analytics.errors import QueryError
-from nsys_analytics.profile import Profile
+from nsys_analytics.capabilities.diagnose import diagnose
+from nsys_analytics.core.errors import QueryError
+from nsys_analytics.data.profile import Profile
 
 from .conftest import PROFILES, to_parquetdir
 
@@ -51,7 +51,7 @@ def test_an_error_in_the_pass_ends_the_rules_beside_it(cache_folder, monkeypatch
     thread of it left) and the profile still answers."""
     import threading
 
-    from nsys_analytics.diagnose import report
+    from nsys_analytics.capabilities.diagnose import report
 
     def failing_pass(*args, **kwargs):
         raise RuntimeError("the pass failed")

@@ -27,11 +27,11 @@ import numpy as np
 import pytest
 
 from nsys_analytics import open as open_profile
-from nsys_analytics.engine import LocalPool, Sequential
-from nsys_analytics.errors import ProfileError
-from nsys_analytics.kernels.report import kernel_summary
-from nsys_analytics.profile_set import ProfileSet, expand_inputs
-from nsys_analytics.ranks.sets import kernel_summary_set
+from nsys_analytics.data.engine import LocalPool, Sequential
+from nsys_analytics.core.errors import ProfileError
+from nsys_analytics.capabilities.kernels.report import kernel_summary
+from nsys_analytics.data.profile_set import ProfileSet, expand_inputs
+from nsys_analytics.capabilities.ranks.sets import kernel_summary_set
 
 from .conftest import PROFILES, ROOT
 
@@ -150,7 +150,7 @@ def test_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
 def test_kernels_by_launch_config_combined_equals_the_whole_on_random_splits(tmp_path, seed, parts):
     """kernels --by-launch-config (= cuda_gpu_kern_gb_sum) and --name short on random splits: the combined table
     equals the original's single-file report, every cell (`recipe_printed`), and each rank its own file's."""
-    from nsys_analytics.filters import KernelFilter
+    from nsys_analytics.core.filters import KernelFilter
 
     paths = _split_copies(tmp_path, TRAIN, parts, seed)
     pset = ProfileSet([str(p) for p in paths], engine=Sequential())
@@ -166,9 +166,9 @@ def test_kernels_by_launch_config_combined_equals_the_whole_on_random_splits(tmp
             assert sorted(row[1:] for row in result.ranks.rows if row[0] == rank) == sorted(recipe_printed(
                 own.columns, own.rows))
     # classify: instances and time per name summed over the files = the original's (Time (%) to 1e-9)
-    from nsys_analytics.categories.classify import classify_kernels
-    from nsys_analytics.categories.rules import load_rules
-    from nsys_analytics.ranks.sets import classify_set
+    from nsys_analytics.capabilities.categories.classify import classify_kernels
+    from nsys_analytics.capabilities.categories.rules import load_rules
+    from nsys_analytics.capabilities.ranks.sets import classify_set
 
     combined = classify_set(pset, load_rules(())).combined.rows
     with open_profile(TRAIN) as p:
@@ -180,7 +180,7 @@ def test_kernels_by_launch_config_combined_equals_the_whole_on_random_splits(tmp
 def test_kernels_with_graphs_combined_equals_the_whole_on_a_random_split(tmp_path):
     """kernels --graphs: graphs_whole's whole CUDA graph executions dealt at random into 3 files; the combined table
     ([CUDA graph N] rows and kernels) equals the original's single-file --graphs report (`recipe_printed`)."""
-    from nsys_analytics.filters import KernelFilter
+    from nsys_analytics.core.filters import KernelFilter
 
     source = PROFILES / "graphs_whole.sqlite"
     paths = _split_copies(tmp_path, source, 3, 11, table="CUPTI_ACTIVITY_KIND_GRAPH_TRACE")
@@ -233,8 +233,8 @@ def test_nvtx_kernels_combined_equals_the_whole_on_random_splits(tmp_path, seed,
     together, as a rank holds whole ranges): the combined table (range, style, kernel name) equals the original's
     single-file report, every cell (its PID/TID columns aside: one process, one thread per range name here); each
     rank its own file's; --attribution process too."""
-    from nsys_analytics.nvtx.report import nvtx_kernel_summary
-    from nsys_analytics.ranks.nvtx import nvtx_kernels_set
+    from nsys_analytics.capabilities.nvtx.report import nvtx_kernel_summary
+    from nsys_analytics.capabilities.ranks.nvtx import nvtx_kernels_set
 
     owner = _owner_by_top_range(TRAIN, parts, seed)
     paths = _copies_by_owner(tmp_path, TRAIN, owner, parts, f"nk_{seed}")
@@ -258,8 +258,8 @@ def test_nvtx_kernels_combined_equals_the_whole_on_random_splits(tmp_path, seed,
 def test_nvtx_combined_equals_the_whole_on_a_random_split(tmp_path):
     """The same for nvtx_sum: NVTX ranges (not the domain and category definitions) dealt into 3 files; the
     combined table equals the original's report (`recipe_printed`)."""
-    from nsys_analytics.nvtx.report import nvtx_summary
-    from nsys_analytics.ranks.nvtx import nvtx_sum_set
+    from nsys_analytics.capabilities.nvtx.report import nvtx_summary
+    from nsys_analytics.capabilities.ranks.nvtx import nvtx_sum_set
 
     paths = _split_copies(tmp_path, TRAIN, 3, 7, table="NVTX_EVENTS", where="eventType IN (59, 60)")
     result = nvtx_sum_set(ProfileSet([str(p) for p in paths], engine=Sequential()))
@@ -275,7 +275,7 @@ def test_engines_give_identical_results():
     inputs = [str(TRAIN), str(FORWARD), str(PROFILES / "gpt_sdpa_train.sqlite")]
     seq = kernel_summary_set(ProfileSet(inputs, engine=Sequential()))
     pool = kernel_summary_set(ProfileSet(inputs, engine=LocalPool(2)))
-    from nsys_analytics.engine import DaskEngine
+    from nsys_analytics.data.engine import DaskEngine
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
@@ -357,8 +357,8 @@ def test_a_single_instance_std_is_blank_in_every_format():
     table, markdown and CSV, null in JSON; every other row's StdDev is printed."""
     import json
 
-    from nsys_analytics.ranks.nvtx import nvtx_sum_set
-    from nsys_analytics.ranks.render import render_set
+    from nsys_analytics.capabilities.ranks.nvtx import nvtx_sum_set
+    from nsys_analytics.capabilities.ranks.render import render_set
 
     result = nvtx_sum_set(ProfileSet([str(TRAIN), str(FORWARD)], engine=Sequential()))
     text = {fmt: render_set(result, fmt) for fmt in ("table", "markdown", "csv", "json")}
@@ -539,7 +539,7 @@ def test_ranks_on_two_hosts_are_aligned_by_session_start_and_called_approximate(
     """Same file as two hosts, the second one's session starting 5 ms later on the wall clock: its events are
     shifted by +5 ms onto the first host's clock, and the alignment is said to be approximate. One host, two
     sessions: shifted by the difference of their starts too, with no note."""
-    from nsys_analytics.ranks import data
+    from nsys_analytics.capabilities.ranks import data
 
     a = tmp_path / "h.0.sqlite"
     b = tmp_path / "h.1.sqlite"

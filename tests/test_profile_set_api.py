@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import nsys_analytics
-from nsys_analytics.errors import UsageError
+from nsys_analytics.core.errors import UsageError
 
 from .conftest import PROFILES, RANKS, rank_files
 from .test_profile_set import _cli, _copies_by_owner, _keep_owned, _owner_by_top_range, _split_copies, recipe_printed

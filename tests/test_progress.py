@@ -9,7 +9,7 @@ import time
 import pytest
 
 import nsys_analytics
-from nsys_analytics import progress
+from nsys_analytics.core import progress
 
 from .conftest import PROFILES
 

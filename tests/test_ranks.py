@@ -7,9 +7,9 @@ import sqlite3
 
 import pandas as pd
 
-from nsys_analytics.engine import Sequential
-from nsys_analytics.profile_set import ProfileSet
-from nsys_analytics.ranks import analysis, data
+from nsys_analytics.data.engine import Sequential
+from nsys_analytics.data.profile_set import ProfileSet
+from nsys_analytics.capabilities.ranks import analysis, data
 
 from .conftest import PROFILES
 

@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from nsys_analytics.engine import Sequential
-from nsys_analytics.profile_set import ProfileSet
-from nsys_analytics.ranks.sets import ranks_report
+from nsys_analytics.data.engine import Sequential
+from nsys_analytics.data.profile_set import ProfileSet
+from nsys_analytics.capabilities.ranks.sets import ranks_report
 
 from .conftest import RANKS, rank_files
 
@@ -145,7 +145,7 @@ def test_nccl_bytes_from_the_payloads_of_a_json_export():
     them, and the all-reduces of each of the 8 steps (2 warm-up + 6) carry the gradients, the same bytes; one
     more all-reduce of 4 bytes after the last step is the script's closing dist.barrier() (PyTorch's NCCL
     barrier all-reduces one element)."""
-    from nsys_analytics.ranks.sets import nccl_frame
+    from nsys_analytics.capabilities.ranks.sets import nccl_frame
 
     files = rank_files("ddp_straggler_json")
     pset = ProfileSet([str(p) for p in files], engine=Sequential())
@@ -171,7 +171,7 @@ def test_nccl_bytes_from_the_payloads_of_a_json_export():
 
 def test_nccl_bytes_are_unknown_in_a_default_export():
     """A default export (no --include-json) has the NCCL ranges but no payload values: bytes stay NULL."""
-    from nsys_analytics.ranks.sets import nccl_frame
+    from nsys_analytics.capabilities.ranks.sets import nccl_frame
 
     frame = nccl_frame(ProfileSet([str(p) for p in STRAGGLER], engine=Sequential()))
     assert len(frame) == 126 and frame["nvtx_range"].notna().all() and frame["bytes"].isna().all()
@@ -197,8 +197,8 @@ def test_step_detector_on_the_real_ddp_runs(run):
     warm-up (nvtx/steady.py's rule); and without them, the repetition of the NCCL kernels finds the same steps:
     one window per step starting at the step's first NCCL kernel, as many kernels per window as the step
     launched, and one more window inside the `warmup` range (the second warm-up step), flagged warm-up."""
-    from nsys_analytics.nvtx import steady
-    from nsys_analytics.ranks import data
+    from nsys_analytics.capabilities.nvtx import steady
+    from nsys_analytics.capabilities.ranks import data
 
     files = rank_files(run)
     pset = ProfileSet([str(p) for p in files], engine=Sequential())

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pandas as pd
 
-from nsys_analytics.ranks import paths
+from nsys_analytics.capabilities.ranks import paths
 
 
 def nested(rng: random.Random, lo: int, hi: int, depth: int, out: list, prefix: str):

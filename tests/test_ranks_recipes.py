@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nsys_analytics.engine import Sequential
-from nsys_analytics.profile_set import ProfileSet
+from nsys_analytics.data.engine import Sequential
+from nsys_analytics.data.profile_set import ProfileSet
 
 from .conftest import ORACLE, RANKS, rank_files
 
@@ -151,27 +151,27 @@ def expected_cells(run: str, recipe: str, extra: int = 0) -> int:
 # -- the four summaries -------------------------------------------------------------------------------
 
 def kernels_tally(run: str) -> Tally:
-    from nsys_analytics.filters import KernelFilter
-    from nsys_analytics.ranks.sets import kernel_summary_set
+    from nsys_analytics.core.filters import KernelFilter
+    from nsys_analytics.capabilities.ranks.sets import kernel_summary_set
 
     result = kernel_summary_set(profile_set(run), KernelFilter(name_kind="short"))  # the recipe prints short names
     return compare_recipe(run, "cuda_gpu_kern_sum", result, "name")
 
 
 def nccl_tally(run: str) -> Tally:
-    from nsys_analytics.ranks.sets import nccl_sum_set
+    from nsys_analytics.capabilities.ranks.sets import nccl_sum_set
 
     return compare_recipe(run, "nccl_sum", nccl_sum_set(profile_set(run)), "name")
 
 
 def nvtx_gpu_tally(run: str) -> Tally:
-    from nsys_analytics.ranks.nvtx import nvtx_gpu_set
+    from nsys_analytics.capabilities.ranks.nvtx import nvtx_gpu_set
 
     return compare_recipe(run, "nvtx_gpu_proj_sum", nvtx_gpu_set(profile_set(run)), "range", extra=(CPU_SUM,))
 
 
 def nvtx_tally(run: str) -> Tally:
-    from nsys_analytics.ranks.nvtx import nvtx_sum_set
+    from nsys_analytics.capabilities.ranks.nvtx import nvtx_sum_set
 
     return compare_recipe(run, "nvtx_sum", nvtx_sum_set(profile_set(run)), "range")
 
@@ -229,7 +229,7 @@ def overlap_tally(run: str) -> Tally:
     """Each NCCL kernel of nccl_gpu_overlap_trace against ours (matched by rank, start and end): its short name,
     PID, device, and `Compute Overlap`, the recipe's rounding of our overlap_ns as a % of the kernel's duration.
     (`Communication Overlap`, an NCCL kernel's overlap with other NCCL kernels, we do not compute.)"""
-    from nsys_analytics.ranks.sets import nccl_frame
+    from nsys_analytics.capabilities.ranks.sets import nccl_frame
 
     pset = profile_set(run)
     ours = nccl_frame(pset)

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nsys_analytics import sql_files
-from nsys_analytics.profile import Profile
-from nsys_analytics.ranks import intervals
+from nsys_analytics.data import sql_files
+from nsys_analytics.data.profile import Profile
+from nsys_analytics.capabilities.ranks import intervals
 
 from .test_nvtx_attribution import PID, Profile as Spec, Range, write_profile
 from .test_ranks import _union_ns

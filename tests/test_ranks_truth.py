@@ -11,9 +11,9 @@ import statistics
 
 import pytest
 
-from nsys_analytics.engine import Sequential
-from nsys_analytics.profile_set import ProfileSet
-from nsys_analytics.ranks.sets import ranks_report
+from nsys_analytics.data.engine import Sequential
+from nsys_analytics.data.profile_set import ProfileSet
+from nsys_analytics.capabilities.ranks.sets import ranks_report
 
 from .conftest import RANKS, rank_files
 

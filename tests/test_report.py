@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 import nsys_analytics as na
-from nsys_analytics.assignment.report import ReportOptions, build_report
-from nsys_analytics.attention.flops import Shape
-from nsys_analytics.attention.report import AttentionOptions
+from nsys_analytics.capabilities.assignment.report import ReportOptions, build_report
+from nsys_analytics.capabilities.attention.flops import Shape
+from nsys_analytics.capabilities.attention.report import AttentionOptions
 from nsys_analytics.cli.main import cli
 
 from .conftest import FIXTURES, ORACLE, PROFILES, read_csv
@@ -127,8 +127,8 @@ def test_the_forward_profiles_attribution_is_computed_once_for_all_sections(monk
     """(a), (b)/(c) and (e) read the forward profile's NVTX attribution from one table made once (attributed_ops),
     not each from _op_ranges again: the forward profile's queries name _op_ranges exactly once, the training
     profile's (read by (b) alone) once."""
-    from nsys_analytics import schema_objects
-    from nsys_analytics.profile import Profile
+    from nsys_analytics.data import schema_objects
+    from nsys_analytics.data.profile import Profile
 
     reads: dict[str, int] = defaultdict(int)
     sql = Profile.sql

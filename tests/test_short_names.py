@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
-from nsys_analytics.render import NAME_WIDTH, to_table
-from nsys_analytics.result import Result
+from nsys_analytics.output.render import NAME_WIDTH, to_table
+from nsys_analytics.core.result import Result
 
 from .conftest import FIXTURE_NAMES, PROFILES, shared_profiles
 

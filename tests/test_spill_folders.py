@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nsys_analytics import database
+from nsys_analytics.data import database
 
 
 def test_two_connections_spill_apart_and_clean_up(cache_folder):

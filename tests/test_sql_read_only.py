@@ -125,7 +125,7 @@ def test_attached_profiles_are_read_only(folder):
 
 def test_configuration_is_locked_for_queries():
     import nsys_analytics
-    from nsys_analytics import sql_guard
+    from nsys_analytics.data import sql_guard
 
     with nsys_analytics.open(GOOD) as p:
         sql_guard.lock(p.con)

@@ -181,8 +181,8 @@ POINTERS = ["SELECT * FROM arrow_scan(0, 0, 0)", "SELECT * FROM main.pandas_scan
 
 @pytest.mark.parametrize("statement", POINTERS)
 def test_functions_on_memory_addresses_are_refused(statement):
-    from nsys_analytics import sql_guard
-    from nsys_analytics.errors import QueryError
+    from nsys_analytics.data import sql_guard
+    from nsys_analytics.core.errors import QueryError
 
     with pytest.raises(QueryError, match=r"_(scan|scan_dumb|function)\(\) is refused"):
         sql_guard.check_read_only(statement)
@@ -201,8 +201,8 @@ def test_the_engine_refuses_what_the_guard_would_let_by(root):
     import duckdb
 
     import nsys_analytics
-    from nsys_analytics import sql_guard
-    from nsys_analytics.cache.folder import cache_dir
+    from nsys_analytics.data import sql_guard
+    from nsys_analytics.data.cache.folder import cache_dir
 
     with nsys_analytics.open(root / "work" / "P.sqlite") as p:
         p.prepare("SELECT * FROM kernels")

@@ -11,7 +11,7 @@ from collections import defaultdict
 import pytest
 from click.testing import CliRunner
 
-from nsys_analytics.categories import load_rules
+from nsys_analytics.capabilities.categories import load_rules
 from nsys_analytics.cli.main import cli
 
 from .conftest import PROFILES, oracle_csv, read_csv

@@ -6,9 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 import nsys_analytics
-from nsys_analytics import profile as data_access
+from nsys_analytics.data import profile as data_access
 from nsys_analytics.cli.main import cli
-from nsys_analytics.render import chunks, render
+from nsys_analytics.output.render import chunks, render
 
 from .conftest import PROFILES
 
@@ -53,7 +53,7 @@ def test_sql_and_trace_commands_stream(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
 def test_a_long_result_goes_to_the_file_batch_by_batch(fmt, monkeypatch, tmp_path):
-    from nsys_analytics.result import Result
+    from nsys_analytics.core.result import Result
 
     monkeypatch.setattr(data_access, "BATCH_ROWS", 7)
     monkeypatch.setattr(Result, "materialize", lambda self: pytest.fail("the whole result was read into Python"))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from nsys_analytics.categories import load_rules
-from nsys_analytics.diff import data
-from nsys_analytics.diff.summary import ProfileSummary
+from nsys_analytics.capabilities.categories import load_rules
+from nsys_analytics.capabilities.diff import data
+from nsys_analytics.capabilities.diff.summary import ProfileSummary
 
 from .conftest import PROFILES
 from .test_catalog import _stored
@@ -42,7 +42,7 @@ def _memos(cache_folder: Path) -> list[Path]:
 
 @pytest.mark.parametrize("attribution", ["none", "process", "thread", "gpu"])
 def test_a_summary_round_trips_through_its_json(attribution):
-    from nsys_analytics.profile import Profile
+    from nsys_analytics.data.profile import Profile
 
     with Profile(TRAIN) as p:
         summary = data.summarize(p, load_rules(), 0, attribution, with_hash=True)
@@ -102,7 +102,7 @@ def test_a_damaged_memo_is_computed_again_and_a_small_profile_or_no_cache_leaves
 
 
 def test_a_summary_over_the_size_bound_is_not_remembered(computed, cache_folder, monkeypatch):
-    from nsys_analytics.diff import memo
+    from nsys_analytics.capabilities.diff import memo
 
     monkeypatch.setattr(memo, "MAX_BYTES", 10_000)  # gpt_forward's summary: about 40 KB
     for _ in range(2):

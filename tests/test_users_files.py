@@ -153,7 +153,7 @@ def test_real_nsys_2022_on_a_2025_report(report_dir):
 
 
 def test_report_version_is_read_from_the_file():
-    from nsys_analytics.source import report_writer_version
+    from nsys_analytics.data.source import report_writer_version
 
     assert report_writer_version(REPORT) == "2025.3.1"
 

@@ -12,9 +12,9 @@ from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
 import nsys_analytics
-from nsys_analytics.visual import canvas, plot
-from nsys_analytics.visual.timeline import build_timeline
-from nsys_analytics.visual.window import WindowRequest
+from nsys_analytics.capabilities.visual import canvas, plot
+from nsys_analytics.capabilities.visual.timeline import build_timeline
+from nsys_analytics.capabilities.visual.window import WindowRequest
 
 from .conftest import PROFILES
 

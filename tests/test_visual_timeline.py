@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 import nsys_analytics
-from nsys_analytics.categories import load_rules
+from nsys_analytics.capabilities.categories import load_rules
 from nsys_analytics.cli.main import cli
-from nsys_analytics.visual.data import MIN_BOX_PX
-from nsys_analytics.visual.timeline import build_timeline
-from nsys_analytics.visual.window import TimeWindow, WindowRequest
+from nsys_analytics.capabilities.visual.data import MIN_BOX_PX
+from nsys_analytics.capabilities.visual.timeline import build_timeline
+from nsys_analytics.capabilities.visual.window import TimeWindow, WindowRequest
 
 from .conftest import FIXTURE_NAMES, PROFILES
 

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import click
 
-from ..attention.flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
-from ..attention.report import (
+from ..capabilities.attention.flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
+from ..capabilities.attention.report import (
     DEFAULT_MASK_REGEX,
     AttentionOptions,
     AttentionRanges,
     analyze_attention,
     attention_text_report,
 )
-from ..filters import ATTRIBUTIONS
-from ..render import PARQUET
-from ..textreport_render import REPORT_FORMATS, render_text_report
+from ..core.filters import ATTRIBUTIONS
+from ..output.render import PARQUET
+from ..output.textreport_render import REPORT_FORMATS, render_text_report
 from .options import PROFILE_ARG, table_option
 from .outputs import deliver, write_parquet_tables
 from .profiles import open_profile

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
-from ..breakdown.plot import plot_report
-from ..breakdown.ranges import DEFAULT_RANGES
-from ..breakdown.render import render_report
-from ..breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
-from ..categories.rules import load_rules
-from ..errors import UsageError
-from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
-from ..render import PARQUET
+from ..capabilities.breakdown.plot import plot_report
+from ..capabilities.breakdown.ranges import DEFAULT_RANGES
+from ..capabilities.breakdown.render import render_report
+from ..capabilities.breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
+from ..capabilities.categories.rules import load_rules
+from ..core.errors import UsageError
+from ..capabilities.nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
+from ..output.render import PARQUET
 from .classify_cmd import RULES_OPTION
 from .options import kernel_filter_options, output_options, table_option
 from .outputs import deliver, write_parquet_tables

@@ -29,8 +29,8 @@ def command():
 @output_options
 def list_command(fmt, output):
     """One row per cached profile: status (current, changed, missing), parts, size, last use."""
-    from ..cache.listing import cache_rows
-    from ..result import Result
+    from ..data.cache.listing import cache_rows
+    from ..core.result import Result
 
     emit(Result(*cache_rows()), fmt, output)
 
@@ -39,8 +39,8 @@ def list_command(fmt, output):
 @output_options
 def info_command(fmt, output):
     """The cache folder, its size and bound, and the smallest profile that gets a cache."""
-    from ..cache.listing import summary
-    from ..result import Result
+    from ..data.cache.listing import summary
+    from ..core.result import Result
 
     info = summary()
     emit(Result(["setting", "value"], [(k, v) for k, v in info.items()]), fmt, output)
@@ -50,7 +50,7 @@ def info_command(fmt, output):
 @click.argument("profile", required=False, type=click.Path(path_type=Path))
 def clear_command(profile):
     """Remove every cache and WAL copy, or those of PROFILE (what another command is reading stays)."""
-    from .. import cache
+    from ..data import cache
 
     removed, kept = cache.clear(profile.expanduser() if profile else None)
     in_use = f"; {len(kept)} in use by another command, kept" if kept else ""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..categories.classify import classify_kernels
-from ..categories.rules import load_rules
+from ..capabilities.categories.classify import classify_kernels
+from ..capabilities.categories.rules import load_rules
 from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
 from .profiles import open_profile
 from .rules_option import RULES_OPTION

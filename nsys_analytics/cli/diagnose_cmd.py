@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from ..diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
-from ..diagnose.findings import rank
-from ..diagnose.render import FORMATS, render_report, tables
-from ..filters import parse_time_ns
-from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
-from ..render import PARQUET
+from ..capabilities.diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
+from ..capabilities.diagnose.findings import rank
+from ..capabilities.diagnose.render import FORMATS, render_report, tables
+from ..core.filters import parse_time_ns
+from ..capabilities.nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
+from ..output.render import PARQUET
 from .options import PROFILE_ARG, table_option
 from .outputs import deliver, write_parquet_tables
 from .profiles import open_profile

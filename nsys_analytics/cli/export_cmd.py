@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from ..categories import load_rules
-from ..errors import UsageError
-from ..visual.outputs import atomic_path, check_not_input
-from ..visual.parquet import export_parquet
-from ..visual.perfetto import TraceWriter
-from ..visual.window import resolve
+from ..capabilities.categories import load_rules
+from ..core.errors import UsageError
+from ..capabilities.visual.outputs import atomic_path, check_not_input
+from ..capabilities.visual.parquet import export_parquet
+from ..capabilities.visual.perfetto import TraceWriter
+from ..capabilities.visual.window import resolve
 from .classify_cmd import RULES_OPTION
 from .options import window_options
 from .profiles import open_profile
@@ -69,7 +69,7 @@ def command(profiles, target, output, window, rules_files):
 
 def resolve_window(profile, request):
     """The whole profile without asking for its span (the export keeps everything), else the window asked for."""
-    from ..visual.window import WHOLE_PROFILE, TimeWindow
+    from ..capabilities.visual.window import WHOLE_PROFILE, TimeWindow
 
     if request.is_everything:
         return TimeWindow(0, 0, WHOLE_PROFILE)

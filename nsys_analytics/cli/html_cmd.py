@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ..assignment.report import ReportOptions, build_report
-from ..categories import load_rules
-from ..errors import SectionsFailed, UsageError
-from ..visual.html import Page, profile_view
-from ..visual.html_render import render_page
-from ..visual.outputs import atomic_path, check_not_input
+from ..capabilities.assignment.report import ReportOptions, build_report
+from ..capabilities.categories import load_rules
+from ..core.errors import SectionsFailed, UsageError
+from ..capabilities.visual.html import Page, profile_view
+from ..capabilities.visual.html_render import render_page
+from ..capabilities.visual.outputs import atomic_path, check_not_input
 from .attention_cmd import attention_options, options_from
 from .classify_cmd import RULES_OPTION
 from .profiles import open_profile

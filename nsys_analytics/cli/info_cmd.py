@@ -6,8 +6,8 @@ import json
 
 import click
 
-from ..info.report import info_rows, info_text, profile_info
-from ..result import Result
+from ..capabilities.info.report import info_rows, info_text, profile_info
+from ..core.result import Result
 from .options import PROFILE_ARG, emit, output_options
 from .outputs import deliver
 from .profiles import open_profile

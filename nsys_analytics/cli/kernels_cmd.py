@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..kernels.report import kernel_summary
+from ..capabilities.kernels.report import kernel_summary
 from .options import GRAPHS_OPTION, PROFILE_ARG, emit, kernel_filter_options, output_options
 from .profiles import open_profile
 

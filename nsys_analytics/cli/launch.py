@@ -8,7 +8,7 @@ import sys
 
 def run() -> None:
     if adds_runs(sys.argv[1:]):
-        from ..catalog.writer import fork_early
+        from ..capabilities.catalog.writer import fork_early
 
         fork_early()
     from .main import run as run_command

@@ -7,9 +7,10 @@ import sys
 
 import click
 
-from .. import progress, source
-from ..errors import EXIT_DATA_ERROR, NsysAnalyticsError
-from ..render import escape_controls
+from ..core import progress
+from ..data import source
+from ..core.errors import EXIT_DATA_ERROR, NsysAnalyticsError
+from ..output.render import escape_controls
 from . import interrupts, outputs
 
 EXIT_INTERNAL_ERROR = 3
@@ -138,7 +139,7 @@ def _known(e: Exception) -> Exception:
     one-line error it is (exit 1); other exceptions as they are."""
     import duckdb
 
-    from .. import bad_values, database
+    from ..data import bad_values, database
 
     if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError, OverflowError)):
         return e
@@ -167,7 +168,7 @@ def cli(debug: bool, reexport: bool, no_cache: bool) -> None:
     """
     source.reexport_reports(reexport)
     if no_cache:
-        from ..cache.folder import disable
+        from ..data.cache.folder import disable
 
         disable()
 

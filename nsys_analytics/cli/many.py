@@ -15,8 +15,8 @@ from pathlib import Path
 
 import click
 
-from ..engine import SCHEDULER_ENV, make_engine
-from ..result import Result
+from ..data.engine import SCHEDULER_ENV, make_engine
+from ..core.result import Result
 
 _COLLECTING: list | None = None  # set in a worker: emit() appends Results here instead of printing
 
@@ -57,12 +57,12 @@ def profiles_argument(handler=None, module: str | None = None):
             if _is_single(profiles) and not by_rank and not scheduler:
                 return f(profile=Path(profiles[0]), **kwargs)
             if kwargs.get("fmt") == "parquet" and f.__module__.endswith(_TEXT_BODIES):
-                from ..errors import UsageError
+                from ..core.errors import UsageError
 
                 raise UsageError(f"--format parquet writes the tables of one profile; with several, run "
                                  f"`{f.__module__.rsplit('.', 1)[1].removesuffix('_cmd')}` once per profile, or use "
                                  "--format json")
-            from ..profile_set import ProfileSet
+            from ..data.profile_set import ProfileSet
 
             engine = make_engine(scheduler, jobs)
             try:
@@ -103,7 +103,7 @@ def _is_single(profiles) -> bool:
     """One file, or one folder that is a parquetdir/arrowdir export (not a folder of profiles)."""
     if len(profiles) != 1:
         return False
-    from ..columnar import is_export_dir
+    from ..data.columnar import is_export_dir
 
     return Path(profiles[0]).is_file() or is_export_dir(Path(profiles[0]))
 
@@ -111,29 +111,29 @@ def _is_single(profiles) -> bool:
 def _merge_for(module: str, kwargs: dict):
     """The exact many-rank merge of a command, where it has one."""
     if module.endswith(".kernels_cmd"):
-        from ..filters import kernel_filter_from
-        from ..ranks.sets import kernel_summary_set
+        from ..core.filters import kernel_filter_from
+        from ..capabilities.ranks.sets import kernel_summary_set
 
         return lambda pset, limit=None, by_launch_config=False, graphs=False, **options: kernel_summary_set(
             pset, kernel_filter_from(**options), limit, by_launch_config, graphs)
     if module.endswith(".nvtx_gpu_cmd") and not kwargs.get("trace"):
-        from ..ranks.nvtx import nvtx_gpu_set
+        from ..capabilities.ranks.nvtx import nvtx_gpu_set
 
         return lambda pset, attribution="thread", exclusive=False, **_: nvtx_gpu_set(pset, attribution, exclusive)
     if module.endswith(".nvtx_kernels_cmd") and not kwargs.get("per_instance"):
-        from ..ranks.nvtx import nvtx_kernels_set
+        from ..capabilities.ranks.nvtx import nvtx_kernels_set
 
         return lambda pset, attribution="thread", exclusive=False, name_kind="demangled", graphs=False, **_: (
             nvtx_kernels_set(pset, attribution, exclusive, name_kind, graphs))
     if module.endswith(".classify_cmd"):
-        from ..categories.rules import load_rules
-        from ..filters import kernel_filter_from
-        from ..ranks.sets import classify_set
+        from ..capabilities.categories.rules import load_rules
+        from ..core.filters import kernel_filter_from
+        from ..capabilities.ranks.sets import classify_set
 
         return lambda pset, unmatched=False, limit=None, rules_files=(), **options: classify_set(
             pset, load_rules(rules_files), kernel_filter_from(**options), unmatched, limit)
     if module.endswith(".nvtx_cmd"):
-        from ..ranks.nvtx import nvtx_sum_set
+        from ..capabilities.ranks.nvtx import nvtx_sum_set
 
         return lambda pset, **_: nvtx_sum_set(pset)
     if module.endswith(".diagnose_cmd"):
@@ -144,9 +144,9 @@ def _merge_for(module: str, kwargs: dict):
 def diagnose_set(pset, module: str, options: dict):
     """diagnose over many ranks: the cross-rank findings (straggler, waits) first, then each rank's own findings,
     in the steady state (the step ranges) unless a window was given: start-up (NCCL set-up, warm-up) is one-off."""
-    from ..nvtx.steady import step_glob
-    from ..ranks import report as ranks_render
-    from ..ranks.sets import ranks_report
+    from ..capabilities.nvtx.steady import step_glob
+    from ..capabilities.ranks import report as ranks_render
+    from ..capabilities.ranks.sets import ranks_report
 
     report = ranks_report(pset)
     kwargs = dict(options)
@@ -157,7 +157,7 @@ def diagnose_set(pset, module: str, options: dict):
     if names and not given and not names[0].startswith("rep_"):
         # each rank's steady state by nvtx/steady.py, with the ranks table's warm-up (the warmup range, and the
         # first step of three or more): one definition for both
-        from ..ranks.data import WARMUP_STEPS
+        from ..capabilities.ranks.data import WARMUP_STEPS
 
         kwargs.update(scope="steady", step_range=step_glob(names), warmup_range=kwargs.get("warmup_range") or "warmup",
                       warmup_steps=WARMUP_STEPS if report.steady_steps and report.steady_steps[0] > 0 else 0)
@@ -224,7 +224,7 @@ def _json_or_text(text: str):
 def run_body_per_rank(pset, module: str, kwargs: dict):
     """Each rank through the command's own body (in the engine's workers), stacked with a `rank` column; a
     command that prints text itself gives one section per rank."""
-    from ..ranks.summary import SetResult
+    from ..capabilities.ranks.summary import SetResult
 
     per_rank = pset.map(_run_body, module, _portable(kwargs))
     if any(not results for results, _text, _code in per_rank):
@@ -274,11 +274,11 @@ def _run_body(member, module: str, kwargs: dict) -> tuple[list[Result], str, int
 
 
 def emit_set(result, fmt: str, output: Path | None, only: str = "all") -> None:
-    from ..ranks.render import one_table, render_set
+    from ..capabilities.ranks.render import one_table, render_set
 
     if fmt == "parquet":  # the one table `--format csv` writes: per-rank rows and, by default, rank `all`
-        from ..render import write_parquet
-        from ..visual.outputs import check_parquet_output
+        from ..output.render import write_parquet
+        from ..capabilities.visual.outputs import check_parquet_output
 
         table = one_table(result, only)
         write_parquet(table, check_parquet_output(output))
@@ -295,14 +295,14 @@ def emit_set(result, fmt: str, output: Path | None, only: str = "all") -> None:
 def check_output(output, pset, profiles=()) -> None:
     """-o must not name any input profile (checked before any work)."""
     if output is not None:
-        from ..visual.outputs import check_not_input
+        from ..capabilities.visual.outputs import check_not_input
 
         check_not_input(output, [*(m.path for m in pset.members), *profiles])
 
 
 def write_output(output, text: str) -> None:
     """Write -o through a temporary file that replaces it at the end (never half a file)."""
-    from ..visual.outputs import atomic_path
+    from ..capabilities.visual.outputs import atomic_path
 
     with atomic_path(output) as tmp:
         Path(tmp).write_text(text)

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
-from ..ncu.analysis import AGGREGATIONS, COMBINE, GROUP_BY, Options, analyze
-from ..ncu.expr import parse_derive
-from ..ncu.report import NcuReport
-from ..ncu.table import UNITS, to_result
+from ..core.errors import UsageError
+from ..capabilities.ncu.analysis import AGGREGATIONS, COMBINE, GROUP_BY, Options, analyze
+from ..capabilities.ncu.expr import parse_derive
+from ..capabilities.ncu.report import NcuReport
+from ..capabilities.ncu.table import UNITS, to_result
 from .options import emit, output_options
 
 PLOT_IMPLIES_NVTX = "--plot and --normalize-against compare annotations"
@@ -80,7 +80,7 @@ def command(report, metrics, group_by, agg, derive, config_regex, combine, norma
             return
         analysis = analyze(r, options)
         if nsys_profile:
-            from ..ncu.nsys_join import add_columns, join_nsys
+            from ..capabilities.ncu.nsys_join import add_columns, join_nsys
 
             add_columns(analysis, join_nsys(r, nsys_profile))
     if plot_path:
@@ -94,7 +94,7 @@ def _derived(spec: str) -> tuple[str, str]:
 
 
 def _plot(analysis, path: Path, x: str | None, y: str | None) -> None:
-    from ..ncu.plot import choose_axes, plot
+    from ..capabilities.ncu.plot import choose_axes, plot
 
     x, y = choose_axes(analysis, x, y)
     lines = plot(analysis, path, x, y)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..nvtx.report import nvtx_summary
+from ..capabilities.nvtx.report import nvtx_summary
 from .options import PROFILE_ARG, emit, output_options
 from .profiles import open_profile
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..nvtx.report import nvtx_gpu_projection, nvtx_gpu_projection_summary
+from ..capabilities.nvtx.report import nvtx_gpu_projection, nvtx_gpu_projection_summary
 from .options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
 from .profiles import open_profile
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..filters import NAME_KINDS
-from ..nvtx.report import nvtx_kernel_summary, nvtx_range_instances
+from ..core.filters import NAME_KINDS
+from ..capabilities.nvtx.report import nvtx_kernel_summary, nvtx_range_instances
 from .options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
 from .profiles import open_profile
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
-from ..render import FORMATS, PARQUET, chunks, escape_controls, render, write_parquet
-from ..visual.outputs import check_parquet_output
+from ..core.filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
+from ..output.render import FORMATS, PARQUET, chunks, escape_controls, render, write_parquet
+from ..capabilities.visual.outputs import check_parquet_output
 from . import many
 from .outputs import deliver, replacing
 
@@ -132,7 +132,7 @@ def kernel_filter_options(f):
 
 def window_options(f):
     """--start, --end, --range, --instance -> a `window` argument (visual.window.WindowRequest)."""
-    from ..visual.window import WindowRequest
+    from ..capabilities.visual.window import WindowRequest
 
     options = [
         click.option("--start", help="Window start on the profile's clock (e.g. 2.5s, 2500ms)."),

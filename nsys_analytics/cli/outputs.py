@@ -15,9 +15,9 @@ from pathlib import Path
 
 import click
 
-from .. import source
-from ..errors import UsageError
-from ..render import escape_controls, for_people
+from ..data import source
+from ..core.errors import UsageError
+from ..output.render import escape_controls, for_people
 
 OUTPUT_PARAMS = ("output", "plot", "plot_path")  # the options that name a file a command writes
 
@@ -109,7 +109,7 @@ GRACE_S = 15 * 60  # a temporary file written to this recently is left, whatever
 def remove_killed(folder: Path) -> None:
     """Remove the temporary files that writers killed at once (SIGKILL) left in `folder`: only names of our own
     pattern, whose process is gone and that were last written more than GRACE_S ago."""
-    from ..cache.orphans import pid_alive
+    from ..data.cache.orphans import pid_alive
 
     now = time.time()
     for path in folder.glob(".*.partial*"):
@@ -164,9 +164,9 @@ def write_parquet_tables(tables: dict, output: Path | None, inputs=(), only=None
     one table named by --table (`only`: a name or names) goes to FILE itself; otherwise each table goes to
     FILE.<name>.parquet (FILE without its .parquet suffix), and a table that could not be made is named on stderr.
     Parquet holds one table per file, so a multi-table report is a family of files, as `breakdown` writes."""
-    from ..errors import MissingDataError
-    from ..render import pick_table, write_parquet
-    from ..visual.outputs import check_not_input, check_parquet_output
+    from ..core.errors import MissingDataError
+    from ..output.render import pick_table, write_parquet
+    from ..capabilities.visual.outputs import check_not_input, check_parquet_output
 
     output = check_parquet_output(output, inputs)
     chosen = [only] if isinstance(only, str) else list(only or ())

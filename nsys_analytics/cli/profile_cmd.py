@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from ..collect.commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, check_name, default_name
-from ..collect.tools import find_tool
-from ..errors import UsageError
-from ..render import PARQUET
-from ..textreport_render import REPORT_FORMATS
+from ..capabilities.collect.commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, check_name, default_name
+from ..capabilities.collect.tools import find_tool
+from ..core.errors import UsageError
+from ..output.render import PARQUET
+from ..output.textreport_render import REPORT_FORMATS
 from .outputs import emit
 from .runs_cmd import DB_OPTION, _tags
 
@@ -75,7 +75,7 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
         raise UsageError("--catalog stores Nsight Systems runs; it does not go with --ncu")
     extra_tags = _tags(tags)  # checked before the program runs
     if fmt == PARQUET:
-        from ..visual.outputs import check_parquet_output
+        from ..capabilities.visual.outputs import check_parquet_output
 
         check_parquet_output(output)
     out = Outputs(directory, check_name(name) if name else default_name(command))
@@ -89,10 +89,10 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
 
 def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
     from .. import open as open_profile
-    from ..collect.report import gpu_names, headline
-    from ..collect.session import collect_nsys
-    from ..collect.tags import run_tags
-    from ..textreport_render import render_text_report
+    from ..capabilities.collect.report import gpu_names, headline
+    from ..capabilities.collect.session import collect_nsys
+    from ..capabilities.collect.tags import run_tags
+    from ..output.textreport_render import render_text_report
 
     collected = collect_nsys(find_tool("nsys"), options, out, command, force)
     with open_profile(out.sqlite) as profile:
@@ -109,11 +109,11 @@ def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
 
 
 def _ncu(out, options, command, force, fmt, output) -> None:
-    from ..collect.session import collect_ncu
-    from ..ncu.analysis import Options, analyze
-    from ..ncu.report import NcuReport
-    from ..ncu.table import to_result
-    from ..render import render
+    from ..capabilities.collect.session import collect_ncu
+    from ..capabilities.ncu.analysis import Options, analyze
+    from ..capabilities.ncu.report import NcuReport
+    from ..capabilities.ncu.table import to_result
+    from ..output.render import render
 
     collect_ncu(find_tool("ncu"), options, out, command, force)
     with NcuReport(out.ncu_report) as r:
@@ -129,10 +129,10 @@ def _ncu(out, options, command, force, fmt, output) -> None:
 
 def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: dict[str, str]) -> None:
     """`runs add PROFILE --diagnose` with the run's tags (ours first, the user's --tag over them)."""
-    from ..catalog.add import summarize_run
-    from ..catalog.connect import Catalog
-    from ..catalog.data import add_run
-    from ..categories import load_rules
+    from ..capabilities.catalog.add import summarize_run
+    from ..capabilities.catalog.connect import Catalog
+    from ..capabilities.catalog.data import add_run
+    from ..capabilities.categories import load_rules
 
     summaries, found = summarize_run([str(profile)], load_rules(None), "none", diagnose=True)
     catalog = Catalog(db)

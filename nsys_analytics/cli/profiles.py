@@ -6,7 +6,7 @@ import click
 
 from ..api import open as open_any_profile
 from ..api import open_nsys
-from ..render import escape_controls
+from ..output.render import escape_controls
 
 
 def open_profile(path):

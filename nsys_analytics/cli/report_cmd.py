@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..assignment.report import ReportOptions, build_report
+from ..capabilities.assignment.report import ReportOptions, build_report
 from .attention_cmd import attention_options, format_option, options_from, write_report
 from .profiles import open_profile
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from .. import sql_files
-from ..errors import UsageError
-from ..result import Result
-from ..schema_objects import PUBLIC_VIEWS
+from ..data import sql_files
+from ..core.errors import UsageError
+from ..core.result import Result
+from ..data.schema_objects import PUBLIC_VIEWS
 from .options import emit, output_options
 
 

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from .. import sql_guard
-from ..cache.folder import cache_dir
-from ..errors import QueryError, UsageError
+from ..data import sql_guard
+from ..data.cache.folder import cache_dir
+from ..core.errors import QueryError, UsageError
 from .options import SINGLE_PROFILE_ARG, emit, output_options
 from .profiles import open_any as open_profile
 

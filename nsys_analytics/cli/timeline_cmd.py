@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..categories import load_rules
-from ..visual.outputs import check_not_input
-from ..visual.plot import check_path, data_width_px, plot_timeline
-from ..visual.timeline import build_timeline
+from ..capabilities.categories import load_rules
+from ..capabilities.visual.outputs import check_not_input
+from ..capabilities.visual.plot import check_path, data_width_px, plot_timeline
+from ..capabilities.visual.timeline import build_timeline
 from .classify_cmd import RULES_OPTION
 from .options import SINGLE_PROFILE_ARG, window_options
 from .profiles import open_profile

@@ -1,0 +1,331 @@
+"""`attention`: GPU time of QK^T, softmax and attention·V per attention instance, against their FLOPs and bytes.
+
+Kernels are placed in the NVTX sub-ranges by their launch (issue 3's kernel_ranges, `process` attribution by
+default), never by the ranges' wall-clock length. A fused kernel (FlashAttention, cuDNN SDPA) inside an attention
+range without sub-ranges is reported whole. See docs/attention.md. Builds an `AttentionAnalysis`; no printing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..categories.rules import load_rules
+from ...core.errors import MissingDataError, UsageError
+from ...core.filters import ATTRIBUTIONS
+from ...core.result import Result
+from ...data.sql_files import Relation
+from .data import OP_RANGES, Warmup, known_ranges, matches, require_kernels, require_nvtx, resolve_warmup
+from .flops import (
+    DEFAULT_RIDGE,
+    DEFAULT_SOFTMAX_FLOPS,
+    PIECE_LABELS,
+    PIECES,
+    Cost,
+    Shape,
+    dtype_size,
+    piece_costs,
+    verdict,
+)
+
+if TYPE_CHECKING:
+    from ...data.profile import Profile
+    from ...output.textreport import TextReport
+
+DEFAULT_MASK_REGEX = r"masked_fill|bitwise_not|\btril|\btriu"
+ATTENTION_CATEGORY = "attention"
+_ATTRIBUTION_TEXT = {
+    "thread": "launched inside the sub-range on the range's own thread (nsys' rule)",
+    "process": "launched inside the sub-range's time window from any thread of the process",
+    "gpu": "whose GPU execution overlaps the sub-range's time window",
+}
+
+
+@dataclass(frozen=True)
+class AttentionRanges:
+    """The NVTX range names (text or 'domain:text') of the attention call and its three pieces."""
+
+    attention: str = "scaled_dot_product_attention"
+    scores: str = "computing_attention_scores"
+    softmax: str = "computing_softmax"
+    output: str = "final_matmul"
+
+    def flag_of(self, piece: str) -> str:
+        return {"scores": "--scores-range", "softmax": "--softmax-range", "output": "--output-range"}[piece]
+
+
+@dataclass(frozen=True)
+class AttentionOptions:
+    """Everything `attention` can be told; the defaults are those of the common assignment."""
+
+    ranges: AttentionRanges = AttentionRanges()
+    attribution: str = "process"
+    shape: Shape | None = None
+    dtype: str = "fp32"
+    softmax_flops: float = DEFAULT_SOFTMAX_FLOPS
+    mask_regex: str = DEFAULT_MASK_REGEX
+    ridge: float = DEFAULT_RIDGE
+    warmup_range: str | None = "warmup"
+    warmup_steps: int = 0
+    step_range: str = "forward"
+
+    def __post_init__(self):
+        if self.attribution not in ATTRIBUTIONS:
+            raise UsageError(f"attribution {self.attribution!r}: choose one of {', '.join(ATTRIBUTIONS)}")
+        dtype_size(self.dtype)
+        if self.softmax_flops <= 0 or self.ridge <= 0:
+            raise UsageError("--softmax-flops and --ridge must be positive")
+
+
+@dataclass
+class AttentionAnalysis:
+    """The result: a totals table, a per-instance table, and sentences (findings first, then notes)."""
+
+    profile: str
+    fused: bool
+    instances_counted: int
+    piece_time_ns: dict[str, int]          # summed over the counted instances
+    costs: dict[str, Cost] | None          # per instance; None without a shape
+    totals: Result
+    instances: Result
+    findings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
+                      ops: str = OP_RANGES, names: dict[str, int] | None = None) -> AttentionAnalysis:
+    """Time, FLOPs and bytes of the attention pieces of `profile` (see the module docstring). `ops`: the
+    attribution read (attention/data.py attributed_ops); `names`: its range_names, when the caller has them."""
+    options = options or AttentionOptions()
+    names = require_nvtx(profile, "the attention analysis", names)
+    require_kernels(profile)
+    fused = _check_ranges(profile, names, options.ranges)
+    warmup = resolve_warmup(profile, names, options.warmup_range, options.warmup_steps, options.step_range)
+    every = _instance_pieces(profile, options, warmup, fused, ops)
+    counted = every.counted()
+    if not counted:
+        raise MissingDataError(f"{profile.path}: every {options.ranges.attention!r} range is warm-up; "
+                               "nothing is left to analyse (check --warmup-range / --warmup-steps)")
+    if fused and not every.time(counted, "fused"):
+        raise MissingDataError(_no_pieces_message(profile, options.ranges))
+    return _build(profile, options, warmup, every, counted, fused)
+
+
+_ALL_PIECES = ("scores", "mask", "softmax", "output", "fused", "unassigned")  # attention_pieces' columns
+
+
+@dataclass
+class _Instances:
+    """The rows of attention_pieces (one per instance: start, warm-up flag, time and kernels of each piece), kept
+    as the query's tuples: a 10 M-kernel profile has 170,000 instances."""
+
+    rows: list[tuple]
+    at: dict[str, int]  # column name -> position
+
+    def counted(self) -> list[tuple]:
+        warm = self.at["in_warmup"]
+        return [r for r in self.rows if not r[warm]]
+
+    def time(self, rows: list[tuple], piece: str) -> int:
+        i = self.at[f"{piece}_ns"]
+        return sum(r[i] for r in rows)
+
+    def kernels(self, rows: list[tuple], piece: str) -> int:
+        i = self.at[f"{piece}_kernels"]
+        return sum(r[i] for r in rows)
+
+
+def _check_ranges(profile: Profile, names: dict[str, int], ranges: AttentionRanges) -> bool:
+    """True for fused attention (no sub-range at all); errors when the attention range or some sub-ranges are
+    missing."""
+    if not matches(names, ranges.attention):
+        raise MissingDataError(
+            f"{profile.path}: no NVTX range named {ranges.attention!r} "
+            f"(ranges: {known_ranges(names, ranges.attention)}); name yours with --attention-range, or wrap the "
+            "attention call in `nvtx.annotate(\"scaled_dot_product_attention\")` and profile with "
+            "`nsys profile --trace=cuda,nvtx`")
+    missing = [p for p in ("scores", "softmax", "output") if not matches(names, getattr(ranges, p))]
+    if missing and len(missing) < 3:
+        listed = ", ".join(f"{getattr(ranges, p)!r} ({ranges.flag_of(p)})" for p in missing)
+        raise MissingDataError(
+            f"{profile.path}: no NVTX sub-range named {listed} "
+            f"(ranges: {known_ranges(names, getattr(ranges, missing[0]))}); name yours with those options, or "
+            "annotate each piece of attention with its own NVTX range")
+    return len(missing) == 3
+
+
+def _no_pieces_message(profile: Profile, ranges: AttentionRanges) -> str:
+    return (f"{profile.path}: the {ranges.attention!r} ranges have no sub-ranges named {ranges.scores!r}, "
+            f"{ranges.softmax!r}, {ranges.output!r} and hold no fused attention kernel; annotate QK^T, softmax "
+            "and attention·V with NVTX ranges, or name yours with --scores-range, --softmax-range, --output-range")
+
+
+def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool,
+                     ops: str) -> _Instances:
+    """Kernel time per piece of every attention instance (fused kernels classified by the category rules)."""
+    params = {"mode": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
+              "fused_names": _fused_names(profile) if fused else [], **warmup.params(),
+              **{k: getattr(options.ranges, k) for k in ("attention", "scores", "softmax", "output")}}
+    result = profile.run_file("attention", "attention_pieces", params)
+    return _Instances(result.rows, {c: i for i, c in enumerate(result.columns)})
+
+
+def _fused_names(profile: Profile) -> list[str]:
+    """The profile's kernel (and graph) names that the category rules call attention kernels."""
+    rules = load_rules()
+    names = profile.run_file("attention", "kernel_name_list").rows
+    return [name for (name,) in names if _is_attention_kernel(rules, name)]
+
+
+def _is_attention_kernel(rules, name: str) -> bool:
+    return bool(name) and rules.classify(name).category == ATTENTION_CATEGORY
+
+
+def _pieces(fused: bool) -> tuple[str, ...]:
+    return ("fused", "unassigned") if fused else (*PIECES, "unassigned")
+
+
+def _build(profile: Profile, options: AttentionOptions, warmup: Warmup, every: _Instances,
+           counted: list[tuple], fused: bool) -> AttentionAnalysis:
+    pieces = _pieces(fused)
+    time = {p: every.time(counted, p) for p in pieces}
+    costs = piece_costs(options.shape, dtype_size(options.dtype), options.softmax_flops) if options.shape else None
+    analysis = AttentionAnalysis(
+        str(profile.path), fused, len(counted), time, costs,
+        _totals(pieces, every, counted, time, costs, options.ridge), _instance_table(pieces, every),
+    )
+    analysis.findings = _findings(analysis, options)
+    analysis.notes = _notes(options, warmup, len(every.rows) - len(counted), fused)
+    return analysis
+
+
+_TOTAL_COLUMNS = ["piece", "instances", "kernels", "total_time_ns", "avg_time_ns", "time_pct", "flops",
+                  "achieved_tflops", "bytes", "achieved_gbps", "flop_per_byte", "bound"]
+_TOTAL_HEADERS = ["Piece", "Instances", "Kernels", "Total Time (ns)", "Avg per Instance (ns)", "Time (%)",
+                  "FLOPs per Instance", "Achieved TFLOP/s", "Bytes per Instance", "Achieved GB/s", "FLOP/Byte",
+                  "Bound"]
+
+
+def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], time: dict[str, int],
+            costs: dict[str, Cost] | None, ridge: float) -> Result:
+    """One row per piece and a total row; FLOP columns empty without a shape or for 'other kernels'."""
+    n = len(counted)
+    whole = sum(time.values())
+    rows = []
+    for p in pieces:
+        if p in ("unassigned", "mask") and not time[p]:
+            continue
+        kernels = every.kernels(counted, p)
+        cost = costs.get(p) if costs else None
+        rows.append((PIECE_LABELS[p], n, kernels, time[p], time[p] / n, _pct(time[p], whole), *_rates(cost, time[p] / n, ridge)))
+    all_kernels = sum(every.kernels(counted, p) for p in _ALL_PIECES)
+    rows.append(("total", n, all_kernels, whole, whole / n, 100.0 if whole else 0.0, *_total_rates(pieces, costs, time, n)))
+    return Result(list(_TOTAL_COLUMNS), rows, [], list(_TOTAL_HEADERS))
+
+
+def _rates(cost: Cost | None, avg_ns: float, ridge: float) -> tuple:
+    if cost is None:
+        return (None,) * 6
+    tflops = cost.flops / avg_ns / 1e3 if avg_ns else None
+    gbps = cost.bytes / avg_ns if avg_ns else None
+    bound = verdict(cost, avg_ns, ridge)[0] if avg_ns else None
+    return cost.flops, tflops, cost.bytes, gbps, cost.intensity, bound
+
+
+def _total_rates(pieces, costs, time, n) -> tuple:
+    if not costs:
+        return (None,) * 6
+    counted = [p for p in pieces if p in costs and (p != "mask" or time[p])]
+    flops = sum(costs[p].flops for p in counted)
+    avg = sum(time[p] for p in counted) / n
+    return flops, (flops / avg / 1e3 if avg else None), None, None, None, None
+
+
+def _pct(part: float, whole: float) -> float:
+    return 100.0 * part / whole if whole else 0.0
+
+
+def _instance_table(pieces: tuple[str, ...], every: _Instances) -> Result:
+    columns = ["instance", "start_ns", "warmup"] + [f"{p}_ns" for p in pieces] + ["total_ns"]
+    headers = ["Instance", "Start (ns)", "Warm-up"] + [f"{PIECE_LABELS[p]} (ns)" for p in pieces] + ["Total (ns)"]
+    keep = [every.at[c] for c in ("instance", "start_ns", "in_warmup", *(f"{p}_ns" for p in pieces))]
+    times = [every.at[f"{p}_ns"] for p in _ALL_PIECES]
+    rows = [(*(r[i] for i in keep), sum(r[i] for i in times)) for r in every.rows]
+    return Result(columns, rows, [], headers)
+
+
+def _findings(a: AttentionAnalysis, options: AttentionOptions) -> list[str]:
+    """The sentences that answer the question: ratios, verdicts, or what is missing for them."""
+    t = a.piece_time_ns
+    if a.fused:
+        out = [(f"Fused attention: softmax runs inside the fused kernel, so its time cannot be split from the two "
+               f"matmuls; the fused kernels took {t['fused'] / a.instances_counted / 1e3:.2f} us per instance.")]
+    else:
+        out = [_time_ratio_sentence(t)]
+    if a.costs is None:
+        out.append("FLOPs, TFLOP/s and bytes need the model shape: give --batch, --seq-len, --heads and --d-model "
+                   "(or --d-head).")
+        return out
+    shape = options.shape
+    out.append(f"Shape: {shape.describe()}, {options.dtype} ({dtype_size(options.dtype)} bytes per element).")
+    if not a.fused:
+        out.append(_flop_ratio_sentence(t, a.costs))
+    for p in (("fused",) if a.fused else PIECES):
+        if t.get(p):
+            bound, why = verdict(a.costs[p], t[p] / a.instances_counted, options.ridge)
+            out.append(f"{PIECE_LABELS[p]}: {bound}: {why}.")
+    if a.fused:
+        out.append("FLOPs count the full T x T scores; a causal kernel skips about half of them, so its real "
+                   "rate is about half the one shown.")
+    return out
+
+
+def _time_ratio_sentence(t: dict[str, int]) -> str:
+    matmul = t["scores"] + t["output"]
+    return (f"GPU time: QK^T {t['scores'] / 1e3:.1f} us, softmax {t['softmax'] / 1e3:.1f} us, attn·V "
+            f"{t['output'] / 1e3:.1f} us" + (f", mask {t['mask'] / 1e3:.1f} us" if t["mask"] else "")
+            + f"; softmax takes {t['softmax'] / matmul:.2f}x the time of the two matmuls together."
+            if matmul else "GPU time: the matmul sub-ranges hold no kernel.")
+
+
+def _flop_ratio_sentence(t: dict[str, int], costs: dict[str, Cost]) -> str:
+    matmul_flops = costs["scores"].flops + costs["output"].flops
+    matmul_ns = t["scores"] + t["output"]
+    flop_ratio = costs["softmax"].flops / matmul_flops
+    time_ratio = t["softmax"] / matmul_ns if matmul_ns else 0.0
+    per_flop = time_ratio / flop_ratio if flop_ratio else 0.0
+    return (f"Runtime ratio softmax : matmuls = {time_ratio:.3f}, FLOP ratio = {flop_ratio:.4f}: per FLOP the "
+            f"softmax is {per_flop:.0f}x slower than the matmuls.")
+
+
+def _notes(options: AttentionOptions, warmup: Warmup, excluded: int, fused: bool) -> list[str]:
+    r = options.ranges
+    where = (f"inside {r.attention!r} and classified as attention kernels (fused)" if fused else
+             f"in the sub-ranges {r.scores!r}, {r.softmax!r}, {r.output!r} of {r.attention!r}")
+    notes = [
+        (f"Attribution: {options.attribution}: a kernel counts in a piece when it was "
+        f"{_ATTRIBUTION_TEXT[options.attribution]}; times are summed kernel GPU time {where}, not range lengths."),
+        f"{warmup.text} {excluded} attention instance(s) left out as warm-up.",
+    ]
+    if not fused:
+        notes.append(f"Kernels of a sub-range whose name matches /{options.mask_regex}/ are counted as 'mask'; "
+                     "'other kernels' ran in the attention range outside its sub-ranges. A piece's time is every kernel "
+                     "launched in its sub-range (e.g. the copies that make K^T contiguous and the 1/sqrt(d) scaling "
+                     "count in QK^T).")
+    notes.append("Formulas (per instance, all heads): QK^T and attn·V 2·B·H·T²·d FLOPs each, softmax "
+                 f"{options.softmax_flops:g}·B·H·T², mask B·H·T², fused 4·B·H·T²·d + softmax; bytes: the T x T "
+                 "scores read and written (docs/attention.md).")
+    return notes
+
+
+def attention_text_report(a: AttentionAnalysis) -> TextReport:
+    """The analysis as a two-section TextReport (totals with findings, then every instance)."""
+    from ...output.textreport import ReportSection, Table, TextReport
+
+    kind = "fused attention kernels" if a.fused else "QK^T, softmax and attn·V"
+    totals = ReportSection("totals", f"Attention: {kind}, {a.instances_counted} instance(s) counted",
+                           list(a.findings), [Table("GPU time, FLOPs and bytes per piece", a.totals, "totals")], list(a.notes))
+    per = ReportSection("instances", "Per attention instance (warm-up ones listed, not counted)",
+                        tables=[Table("Kernel GPU time per piece", a.instances, "instances")])
+    return TextReport(f"nsys-analytics attention: {a.profile}", [f"profile: {a.profile}"], [totals, per],
+                      {"totals": "totals", "instances": "instances"})

@@ -1,0 +1,39 @@
+"""Text for a report made of several tables (`breakdown`): each table through `render`, with its title.
+
+- table / markdown: each section's title, its table and its notes (the basis), one after the other;
+- json: one object, `{"title", "basis", "sections": {key: {"title", "rows", "notes"}}}`;
+- csv: one table, `categories` unless `table` names another section (`rollup`, `top`, or `top_<label>` for
+  each of two profiles); the notes are in the other formats.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...output.render import _json_value, pick_table, to_csv, to_markdown, to_table
+from .report import BreakdownReport
+
+DEFAULT_TABLE = "categories"
+
+
+def render_report(report: BreakdownReport, fmt: str, table: str | None = None) -> str:
+    if fmt == "json":
+        return _json(report)
+    if fmt == "csv":
+        return to_csv(pick_table({s.key: s.result for s in report.sections}, table, DEFAULT_TABLE))
+    if fmt == "markdown":
+        return "\n".join(f"### {s.title}\n\n{to_markdown(s.result)}" for s in report.sections)
+    return "\n".join(f"{s.title}\n\n{to_table(s.result)}" for s in report.sections)
+
+
+def _json(report: BreakdownReport) -> str:
+    sections = {
+        s.key: {
+            "title": s.title,
+            "rows": [dict(zip(s.result.columns, map(_json_value, row))) for row in s.result.rows],
+            "notes": s.result.notes,
+        }
+        for s in report.sections
+    }
+    doc = {"title": report.title, "basis": report.basis, "sections": sections}
+    return json.dumps(doc, indent=2, default=str) + "\n"

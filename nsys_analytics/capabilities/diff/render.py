@@ -1,0 +1,60 @@
+"""Text, markdown, JSON and CSV for a `DiffReport` (no queries here): the verdict first, then the tables."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from ...output.render import render
+from ...core.result import Result
+from . import TABLES
+
+if TYPE_CHECKING:
+    from .report import DiffReport
+
+TITLES = {
+    "kernels": "Kernels (largest change first)",
+    "categories": "Categories",
+    "ranges": "NVTX ranges (per-instance durations)",
+    "range_categories": "Kernel time by NVTX range and category",
+    "ranks": "Ranks",
+    "runs": "Runs (each one sample of the headline's noise model)",
+}
+
+
+def render_report(report: DiffReport, fmt: str, tables: tuple[str, ...] = TABLES, limit: int | None = None) -> str:
+    """The verdict and `tables`; csv: the one table asked for (nothing else, so the file stays one CSV)."""
+    if fmt == "json":
+        return json.dumps(report.to_dict(), indent=2, default=str) + "\n"
+    chosen = {k: r for k, r in report.tables().items() if k in tables}
+    if fmt == "csv":
+        return "".join(render(r, "csv") for r in chosen.values())
+    head = f"**{report.verdict}**\n\n" if fmt == "markdown" else f"{report.verdict}\n\n"
+    head += f"base: {', '.join(report.base_labels)}    new: {', '.join(report.new_labels)}\n"
+    body = "".join(_section(name, _readable(r, limit), fmt) for name, r in chosen.items())
+    notes = "".join(f"\n{n}" for n in report.notes)
+    return head + body + notes + "\n"
+
+
+def _section(name: str, result: Result, fmt: str) -> str:
+    title = f"\n## {TITLES[name]}\n\n" if fmt == "markdown" else f"\n{TITLES[name]}\n\n"
+    return title + render(result, fmt)
+
+
+def _readable(result: Result, limit: int | None) -> Result:
+    """For people: p-values with two significant digits (a table prints floats with one decimal), the first
+    `limit` rows."""
+    rows = result.rows[:limit] if limit else result.rows
+    for column in ("p_value", "q_value"):
+        if column in result.columns:
+            i = result.columns.index(column)
+            rows = [(*r[:i], format_p(r[i]), *r[i + 1:]) for r in rows]
+    more = len(result.rows) - len(rows)
+    notes = ([f"... {more} more rows (--limit 0 shows all)"] if more else []) + result.notes
+    return Result(result.columns, rows, notes, result.headers)
+
+
+def format_p(p: float | None) -> str | None:
+    if p is None:
+        return None
+    return "<0.001" if p < 0.001 else f"{p:.2g}"

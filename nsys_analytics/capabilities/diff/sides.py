@@ -1,0 +1,71 @@
+"""The two sides of `diff` from its arguments: `BASE NEW`, `--base A B ... --new C D ...` for several ranks, or
+`A1 A2 ... --vs B1 B2 ...` for several runs per side; and whether the sides match."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from ...core.errors import UsageError
+
+
+def split_sides(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """`A B` -> ([A], [B]); `--base A B --new C D` -> ([A, B], [C, D])."""
+    if "--base" not in args and "--new" not in args:
+        if len(args) != 2:
+            raise UsageError("give BASE NEW, or several profiles per side as --base A B ... --new C D ...")
+        return [args[0]], [args[1]]
+    if "--base" not in args or "--new" not in args:
+        raise UsageError("with several profiles per side give both --base A ... and --new C ...")
+    sides: dict[str, list[str]] = {"--base": [], "--new": []}
+    current = None
+    for arg in args:
+        if arg in sides:
+            current = arg
+        elif current is None:
+            raise UsageError(f"{arg}: put it after --base or --new")
+        else:
+            sides[current].append(arg)
+    if not sides["--base"] or not sides["--new"]:
+        raise UsageError("--base and --new each need at least one profile")
+    return sides["--base"], sides["--new"]
+
+
+def split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]]:
+    """The runs of each side: `A1 A2 --vs B1 B2` (each a profile or a glob of profiles, one run each), else
+    `split_sides` (one run per side, of one or more ranks)."""
+    if "--vs" not in args:
+        base, new = split_sides(args)
+        return [base], [new]
+    if args.count("--vs") > 1 or "--base" in args or "--new" in args:
+        raise UsageError("give runs as A1 A2 ... --vs B1 B2 ... (one --vs, no --base/--new)")
+    at = args.index("--vs")
+    base, new = _expand(args[:at]), _expand(args[at + 1:])
+    if not base or not new:
+        raise UsageError("--vs needs at least one profile on each side: A1 A2 ... --vs B1 B2 ...")
+    return [[p] for p in base], [[p] for p in new]
+
+
+def _expand(items: tuple[str, ...]) -> list[str]:
+    """Profiles and globs (`'runs/a_*.sqlite'`, quoted so the shell leaves it) -> profiles, sorted per glob."""
+    out: list[str] = []
+    for item in items:
+        if any(ch in item for ch in "*?[") and not Path(item).exists():
+            hits = sorted(glob.glob(item))
+            if not hits:
+                raise UsageError(f"{item}: matches no file")
+            out += hits
+        else:
+            out.append(item)
+    return out
+
+
+def mismatch(base_runs: list[list], new_runs: list[list]) -> str | None:
+    """Why the two sides cannot be compared as they are (runs of different rank counts: a missing rank would read
+    as a change), or None. Runs are lists of per-rank summaries."""
+    counts = {"base": sorted({len(r) for r in base_runs}), "new": sorted({len(r) for r in new_runs})}
+    if len(set(counts["base"]) | set(counts["new"])) <= 1:
+        return None
+    words = {side: " or ".join(str(c) for c in found) for side, found in counts.items()}
+    return (f"the sides do not match: base runs have {words['base']} rank(s), new runs {words['new']} (a missing "
+            "rank reads as a change); compare runs of the same world size (--strict refuses)")

@@ -1,0 +1,218 @@
+"""`diff`'s headline (the step time and the GPU kernel time per step of each run, judged against run-to-run noise:
+diff/noise.py) and its one-sentence verdict: what moved, beyond noise or not, and where (the story of a
+substitution, diff/story.py, else the range, category and kernel that weigh most). No I/O."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...output.render import shorten_name
+from .matching import STEP_WORD, range_families
+from .noise import Judgement, judge
+from .story import Row, Story, substitution
+from .summary import ProfileSummary, Stat
+
+# report.py's Side and DiffReport (not imported: report imports this module); read by attribute only
+Side = DiffReport = Any
+
+_VERDICT_NAME = 60  # kernel names in the verdict: shortened towards this width, never past the functor or lambda
+_NAME_LEVEL = 2  # shorten_name's steps that keep the functor/lambda (`masked_fill_kernel…[lambda(float, bool)#1]`)
+STORY_SHARE = 0.5  # a substitution is the step's change where it holds at least this share of the kernel change
+WARMUP_WORD = "warm"  # ranges the verdict does not blame (warm-up is not the step)
+
+
+def step_family(rb: dict, rn: dict) -> str | None:
+    """The range family that looks like a training/inference step (step, iter, batch), on both sides, the one with
+    the most time."""
+    both = [f for f in rb.keys() & rn.keys() if STEP_WORD.search(f)]
+    return max(both, key=lambda f: (rb[f].wall.total_ns, f), default=None)
+
+
+def run_step_ns(run: list[ProfileSummary], step: str) -> float | None:
+    """A run's mean step duration: the instances of the step family in its window, over its ranks."""
+    walls = []
+    for p in run:
+        families = range_families(r.name for r in p.ranges)
+        walls += [r.wall for r in p.ranges if families.get(r.name, r.name) == step or r.name == step]
+    merged = Stat.merge(walls) if walls else None
+    return merged.avg_ns if merged and merged.instances else None
+
+
+def run_kernel_ns(run: list[ProfileSummary], unit: str) -> float:
+    """A run's GPU kernel time per step (its ranks' kernels summed; per run where there is no steady state)."""
+    total = sum(k.stat.total_ns for p in run for k in p.kernel_stats("demangled"))
+    steps = max(p.steps for p in run) if unit == "per step" else 1
+    return total / steps
+
+
+def headline(b: Side, n: Side, rb: dict, rn: dict, alpha: float, min_effect: dict[str, float]) -> dict[str, Any]:
+    """Both metrics judged run by run; the step time leads where both sides have steps, else the kernel time."""
+    kernel = judge("kernel", [run_kernel_ns(r, b.unit) for r in b.runs], [run_kernel_ns(r, n.unit) for r in n.runs],
+                   alpha, min_effect.get("kernel"))
+    step_name = step_family(rb, rn)
+    step = None
+    if step_name is not None:
+        sb = [v for v in (run_step_ns(r, step_name) for r in b.runs) if v is not None]
+        sn = [v for v in (run_step_ns(r, step_name) for r in n.runs) if v is not None]
+        step = judge("step", sb, sn, alpha, min_effect.get("step")) if sb and sn else None
+    lead = step or kernel
+    moved = {(True, True): "both", (True, False): "step", (False, True): "kernel", (False, False): "none"}[
+        (bool(step and step.beyond), kernel.beyond)]
+    return {
+        "metric": "step" if step else "kernel_time", "range": step_name if step else None, "unit": b.unit,
+        "base_ns": lead.base_ns, "new_ns": lead.new_ns, "change_pct": lead.change_pct,
+        "base_instances": rb[step_name].wall.instances if step else None,
+        "new_instances": rn[step_name].wall.instances if step else None,
+        "runs": [len(b.runs), len(n.runs)], "p_value": lead.p_value, "test": lead.test, "min_p": None,
+        # a test's answer; None where one run per side leaves it to a threshold (runs gate decides by its own)
+        "beyond_noise": lead.beyond if lead.p_value is not None else None,
+        "step": _judgement(step), "kernel": _judgement(kernel), "moved": moved, "story": None, "story_ns": None,
+        "story_kernel_ns": None,
+    }
+
+
+def _judgement(j: Judgement | None) -> dict | None:
+    if j is None:
+        return None
+    return {"base_ns": j.base_ns, "new_ns": j.new_ns, "change_pct": j.change_pct, "p_value": j.p_value,
+            "test": j.test, "min_effect_pct": j.min_effect_pct, "beyond_noise": j.beyond}
+
+
+def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
+    """One sentence: which of step time and kernel time moved beyond run-to-run noise, then where. `only`: the
+    range families found on one side only."""
+    h = report.headline
+    step, kernel, moved = h["step"], h["kernel"], h["moved"]
+    unit = h["unit"]
+    kernel_text = f"GPU kernel time {unit} {_from_to(kernel)}"
+    step_text = f"step time {_from_to(step)}" if step else None
+    tail = f" ({_noise_words(h)})."
+    if moved == "none":
+        parts = ", ".join(p for p in (step_text, kernel_text) if p)
+        return f"No change beyond run-to-run noise: {parts}" + tail
+    if moved == "step":
+        return (f"{_cap(step_text)} beyond run-to-run noise; kernel time unchanged ({kernel_text}): the difference is "
+                f"outside kernels (CPU, launch, sync)" + tail)
+    sign = -1 if (kernel["change_pct"] or 0) < 0 else 1
+    if moved == "both":
+        text = f"{_cap(step_text)} and {kernel_text}, both beyond run-to-run noise"
+    else:
+        text = f"{_cap(kernel_text)} beyond run-to-run noise"
+        text += f" (step time {_from_to(step)}: within it)" if step else ""
+    story = _story(report, only)
+    if story is not None:
+        step_ns = _story_step_ns(story, h)
+        h["story"] = story.sentence(unit, step_ns)
+        h["story_ns"], h["story_kernel_ns"] = (step_ns if step_ns is not None else story.kernel_ns), story.kernel_ns
+        return f"{text}: {h['story']}" + tail
+    where = _where(report, sign)
+    return (f"{text}, mostly {where}" if where else text) + tail
+
+
+def _from_to(j: dict) -> str:
+    return f"{_ms(j['base_ns'])} -> {_ms(j['new_ns'])} ({_signed(j['change_pct'])})"
+
+
+def _noise_words(h: dict) -> str:
+    runs = h["runs"]
+    window = (f"steady state: {h['base_instances']} vs {h['new_instances']} steps" if h["unit"] == "per step"
+              else "whole capture")
+    if h["kernel"]["p_value"] is not None:
+        ps = [f"{name} p = {h[name]['p_value']:.2g}" for name in ("step", "kernel") if h[name]]
+        return f"{window}; Welch's t on {runs[0]} vs {runs[1]} runs: {', '.join(ps)}"
+    thresholds = " and ".join(f"{h[name]['min_effect_pct']:g} % for {name} time" for name in ("step", "kernel")
+                              if h[name])
+    return (f"{window}; one run per side: beyond noise needs at least {thresholds}, the spread of identical runs; "
+            "more runs per side (diff A1 A2 A3 --vs B1 B2 B3) would tell")
+
+
+def _story_step_ns(story: Story, h: dict) -> float | None:
+    """The step time's change, where the story is what changed: its kernels carry at least half of the kernel
+    time's change and the step moved the same way (a launch-bound step gains more than its kernels' time)."""
+    step, kernel = h["step"], h["kernel"]
+    if step is None:
+        return None
+    kernel_change, step_change = kernel["new_ns"] - kernel["base_ns"], step["new_ns"] - step["base_ns"]
+    if kernel_change == 0 or story.kernel_ns / kernel_change < STORY_SHARE or step_change * story.kernel_ns <= 0:
+        return None
+    return step_change
+
+
+def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> Story | None:
+    c = report.kernels.columns
+    i = {k: c.index(k) for k in ("status", "category", "range", "base_total_ns", "new_total_ns", "base_instances",
+                                 "new_instances", "name")}
+    rows = [Row(r[i["status"]], r[i["category"]], r[i["range"]], r[i["base_total_ns"]], r[i["new_total_ns"]],
+                r[i["base_instances"]], r[i["new_instances"]], r[i["name"]]) for r in report.kernels.rows]
+    total = report.categories.rows[-1]
+    return substitution(rows, only[0], only[1], (total[1], total[2]))
+
+
+def _where(report: DiffReport, sign: int) -> str | None:
+    """The range and category, then the kernel, whose change weighs most in the kernel time's direction."""
+    cell = None
+    if report.range_categories is not None:
+        cell = next((r for r in report.range_categories.rows
+                     if r[4] * sign > 0 and WARMUP_WORD not in r[0].lower()), None)
+    if cell is None:
+        cat = next((r for r in report.categories.rows if r[0] != "total" and r[3] * sign > 0), None)
+        if cat is None:
+            return None
+        place, category, delta = f"{cat[0]} kernels", cat[0], cat[3]
+    else:
+        place, category, delta = f"{cell[1]} kernels in {cell[0]}", cell[1], cell[4]
+    text = f"{place} ({_signed_ms(delta)})"
+    rows = report.kernels.rows
+    kernel = next((r for r in rows if r[1] == category and r[5] * sign > 0
+                   and (cell is None or r[2] == cell[0])), None)
+    kernel = kernel or next((r for r in rows if r[1] == category and r[5] * sign > 0), None)
+    if kernel is not None:
+        text += f": {_kernel_phrase(kernel)}"
+    return text
+
+
+def verdict_name(name: str) -> str:
+    """A kernel name for a sentence: shortened as tables do, but never past the functor or lambda that tells
+    kernels apart (`elementwise_kernel<…masked_fill_kernel(…)::[lambda(float, bool)#1]>…`)."""
+    return shorten_name(name, _VERDICT_NAME, _NAME_LEVEL)
+
+
+def _kernel_phrase(row: tuple) -> str:
+    status, name = row[0], row[-1]
+    if status == "variant":
+        old, new = _distinct(*name.split(" -> ", 1))
+        return f"{old} -> {new} ({_signed_ms(row[5])})"
+    word = {"appeared": "new ", "disappeared": "gone: "}.get(status, "")
+    return f"{word}{verdict_name(name)} ({_signed_ms(row[5])})"
+
+
+def _distinct(old: str, new: str, context: int = 16) -> tuple[str, str]:
+    """Two kernel names short enough for a sentence that still show where they differ (a tile size, say)."""
+    a, b = verdict_name(old), verdict_name(new)
+    if a != b:
+        return a, b
+    prefix = next((i for i, (x, y) in enumerate(zip(old, new)) if x != y), min(len(old), len(new)))
+    suffix = next((i for i, (x, y) in enumerate(zip(reversed(old), reversed(new))) if x != y),
+                  min(len(old), len(new)))
+
+    def cut(name: str) -> str:
+        start, end = max(prefix - context, 0), max(len(name) - suffix + context, 0)
+        return ("…" if start else "") + name[start:end] + ("…" if end < len(name) else "")
+
+    return cut(old), cut(new)
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _ms(ns: float) -> str:
+    return f"{ns / 1e6:,.3f} ms" if abs(ns) < 1e7 else f"{ns / 1e6:,.1f} ms"
+
+
+def _signed_ms(ns: float) -> str:
+    return ("+" if ns > 0 else "-" if ns < 0 else "") + _ms(abs(ns))
+
+
+def _signed(pct: float | None) -> str:
+    return "n/a" if pct is None else f"{pct:+.1f} %"

@@ -1,0 +1,129 @@
+"""Build a `Timeline` (rows of boxes and density bands, no I/O) from the timeline queries.
+
+Rows, top to bottom, per process: NVTX ranges per thread, CUDA API calls per thread; then per GPU and stream:
+CUDA graph executions (when the window has any) and the stream's kernels, copies and memsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..categories import RuleSet, load_rules
+from .data import Grid, TimelineRows, timeline_rows
+from .window import TimeWindow, WindowRequest, resolve
+
+if TYPE_CHECKING:
+    from ...data.profile import Profile
+
+DEFAULT_WIDTH_PX = 1600
+API_COLOR_KEYS = {"sync": "CUDA sync call", "copy": "CUDA copy call", "launch": "CUDA launch call"}
+
+
+@dataclass
+class Lane:
+    kind: str    # 'nvtx' | 'api' | 'graph' | 'gpu'
+    key: tuple   # (pid, tid) for nvtx/api, (device, stream) for graph/gpu
+    title: str
+    levels: int = 1
+
+
+@dataclass
+class Box:
+    lane: int         # index into Timeline.lanes
+    level: int        # nesting level within the lane (0 at the top)
+    shape: str        # 'box': one operation; 'band': the operations of one pixel column
+    start_ns: int
+    end_ns: int
+    busy_ns: int      # time the operations take inside the window (a band: their sum)
+    count: int        # operations it stands for
+    color_key: str    # kernel category, 'memcpy HtoD', 'memset', 'NVTX', 'CUDA launch call', ...
+    label: str | None = None
+
+
+@dataclass
+class Timeline:
+    title: str
+    window: TimeWindow
+    width_px: int
+    ns_per_px: int
+    lanes: list[Lane] = field(default_factory=list)
+    boxes: list[Box] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)  # the rules' kernel categories, in legend order
+    highlight: tuple[int, int] | None = None  # a span to shade (ns), e.g. a finding's window
+
+    def busy_ns(self, kind: str) -> int:
+        """Summed time of the boxes and bands in lanes of `kind` (what the queries conserve)."""
+        return sum(b.busy_ns for b in self.boxes if self.lanes[b.lane].kind == kind)
+
+    def color_keys(self) -> list[str]:
+        """The colour keys in use, kernel categories first in rule order."""
+        used = {b.color_key for b in self.boxes}
+        rest = sorted(used - set(self.categories))
+        return [c for c in self.categories if c in used] + rest
+
+
+def build_timeline(profile: Profile, request: WindowRequest | TimeWindow | None = None, *, rules: RuleSet | None = None,
+                   width_px: int = DEFAULT_WIDTH_PX, api: bool = True, nvtx: bool = True,
+                   title: str | None = None, highlight: tuple[int, int] | None = None) -> Timeline:
+    """Query `profile` for the window and lay the result out in lanes."""
+    rules = rules or load_rules()
+    window = request if isinstance(request, TimeWindow) else resolve(profile, request or WindowRequest())
+    grid = Grid(window, width_px)
+    rows = timeline_rows(profile, grid, rules, api=api, nvtx=nvtx)
+    timeline = Timeline(title or f"{profile.path.name}: {window.source}", window, width_px, grid.ns_per_px,
+                        categories=rules.category_names, highlight=highlight)
+    _lay_out(timeline, rows)
+    return timeline
+
+
+def _lay_out(t: Timeline, rows: TimelineRows) -> None:
+    names = {(pid, tid): name for pid, tid, name, _ in rows.threads}
+    pids = sorted({r[0] for r in rows.nvtx} | {r[0] for r in rows.api})
+    many = len(pids) > 1
+    for pid in pids:
+        for kind, source in (("nvtx", rows.nvtx), ("api", rows.api)):
+            for tid in sorted({r[1] for r in source if r[0] == pid}):
+                _add_thread_lane(t, kind, pid, tid, names.get((pid, tid)), many, source)
+    devices = sorted({(r[0], r[1]) for r in rows.gpu} | {(r[0], r[1]) for r in rows.graphs}, key=_none_last)
+    for device, stream in devices:
+        graphs = [r for r in rows.graphs if (r[0], r[1]) == (device, stream)]
+        if graphs:
+            lane = _new_lane(t, Lane("graph", (device, stream), f"GPU {device} · stream {stream} · graphs"))
+            t.boxes += [Box(lane, 0, "box", s, e, e - s, n, "CUDA graph", f"graph launch {corr}")
+                        for _, _, corr, s, e, n in graphs]
+        lane = _new_lane(t, Lane("gpu", (device, stream), f"GPU {device} · stream {stream}"))
+        t.boxes += [Box(lane, 0, shape, s, e, busy, n, color, label)
+                    for d, st, shape, s, e, busy, n, color, label, _, _ in rows.gpu if (d, st) == (device, stream)]
+
+
+def _add_thread_lane(t: Timeline, kind: str, pid: int, tid: int, name: str | None, many: bool, source) -> None:
+    who = f"{name} ({tid})" if name else f"thread {tid}"
+    if many:
+        who = f"pid {pid} · {who}"
+    mine = [r for r in source if r[0] == pid and r[1] == tid]
+    levels = max(r[2] for r in mine) + 1
+    lane = _new_lane(t, Lane(kind, (pid, tid), f"{'NVTX' if kind == 'nvtx' else 'CUDA API'} · {who}", levels))
+    for _, _, level, shape, s, e, busy, n, label in mine:
+        color = "NVTX" if kind == "nvtx" else _api_color(label)
+        t.boxes.append(Box(lane, level, shape, s, e, busy, n, color, label))
+
+
+def _api_color(name: str | None) -> str:
+    n = (name or "").lower()
+    if "synchronize" in n or "eventsynchronize" in n or "streamwait" in n:
+        return API_COLOR_KEYS["sync"]
+    if "memcpy" in n or "memset" in n:
+        return API_COLOR_KEYS["copy"]
+    if "launch" in n:
+        return API_COLOR_KEYS["launch"]
+    return "CUDA call"
+
+
+def _new_lane(t: Timeline, lane: Lane) -> int:
+    t.lanes.append(lane)
+    return len(t.lanes) - 1
+
+
+def _none_last(key: tuple) -> tuple:
+    return tuple((v is None, v if v is not None else 0) for v in key)

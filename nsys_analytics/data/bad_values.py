@@ -1,0 +1,84 @@
+"""Values in a well-formed export that no report can use, on one handling path (README: Bad input).
+
+Where a value cannot be right and the rows around it still can, the views skip it and count it (bad_rows.py: the
+SKIPPED note). What is left surfaces as one of DuckDB's data errors while a query runs: a value of the wrong type
+(text or a blob in an integer column), an arithmetic overflow, text that is not UTF-8. Whichever query met it, the
+file is refused: `value_error` turns the error into a ProfileError (exit 1) naming the file and, where it can be
+found, the table and column; never an SQL error (exit 2) or an internal one (exit 3)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import duckdb
+
+from ..core.errors import ProfileError
+from .raw_schema import RAW_TABLES
+
+_WRONG_TYPE = re.compile(r'Invalid type in column "([^"]+)"')
+_TEXT = ("unicode", "utf-8", "utf8")
+
+
+def is_value_error(e: BaseException) -> bool:
+    """Whether DuckDB raised `e` over a value it read (not over the query itself)."""
+    if isinstance(e, (duckdb.DataError, OverflowError)):  # conversion, overflow, a value of the wrong type
+        return True
+    if isinstance(e, RuntimeError) and "OverflowError" in str(e):  # a sum too large for the run catalog's integers
+        return True
+    text = str(e).lower()
+    return isinstance(e, (duckdb.InvalidInputException, duckdb.FatalException)) and any(t in text for t in _TEXT)
+
+
+def value_error(e: BaseException, paths: list[Path], found_only: bool = False) -> ProfileError | None:
+    """A ProfileError naming the file (of `paths`, the profiles the query read) and where it can, the table, or
+    None when `e` is not about a value. `found_only` (a user's own query): only when a table of the file is found
+    to hold the wrong type; else the value error is the query's."""
+    if not is_value_error(e):
+        return None
+    first: dict[Path, Path] = {}
+    for p in paths:  # a path given and the file read for it: once
+        first.setdefault(Path(p).resolve(), Path(p))
+    paths = list(first.values())
+    message = _first_line(e)
+    wrong = _WRONG_TYPE.search(message)
+    for path in paths:
+        found = _wrong_type_table(path, wrong.group(1)) if wrong else None
+        if found:
+            table, column, kind = found
+            return ProfileError(f"{path}: table {table}, column {column} holds {kind} where nsys writes integers; the "
+                                "file is damaged or was not written by nsys: re-export it from its .nsys-rep")
+    if found_only:
+        return None
+    where = str(paths[0]) if len(paths) == 1 else "one of " + ", ".join(map(str, paths)) if paths else "the profile"
+    return ProfileError(f"{where}: holds a value no report can use ({message}); the file is damaged or was not "
+                        "written by nsys: re-export it from its .nsys-rep")
+
+
+def _wrong_type_table(path: Path, column: str) -> tuple[str, str, str] | None:
+    """(table, column, what it holds) of the first table of `path` whose integer `column` holds something else."""
+    from .source import connect_readonly
+
+    try:
+        con = connect_readonly(path)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        present = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for table, columns in RAW_TABLES.items():
+            if table not in present or columns.get(column) != "BIGINT":
+                continue
+            row = con.execute(f'SELECT typeof("{column}") FROM "{table}" '  # names from RAW_TABLES, not the user
+                              f'WHERE typeof("{column}") NOT IN (\'integer\', \'null\') LIMIT 1').fetchone()
+            if row:
+                return table, column, {"text": "text", "blob": "a blob", "real": "a real number"}.get(row[0], row[0])
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    return None
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__

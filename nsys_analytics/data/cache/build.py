@@ -1,0 +1,170 @@
+"""Build one cache file (a raw table or a decoded view): written under a temporary name, renamed when complete.
+
+Two processes building the same file at once each write their own temporary file and both rename it into place
+(the same content; the later rename wins, and a reader that opened the earlier file keeps reading it). A build
+that is killed leaves only its temporary file, which no reader opens and the next build removes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+
+from ...core import progress
+from . import layout
+from .facts import stat_key
+from .orphans import pid_alive
+
+_TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[.wal]
+
+
+def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str, target: Path,
+                core: bool = False) -> bool:
+    """compat.<table> of the export, as the compat layer types it (rows in any order: every query orders its
+    results itself, and ties are broken by explicit keys such as rowid). The kernel table without its bad rows;
+    `core`: without its launch-configuration columns (layout.LAUNCH_COLUMNS), unless rows may repeat each other
+    (whether they do is decided on every column): then nothing is built and False returned."""
+    from .. import database
+    from ..raw_schema import RAW_TABLES, compat_select
+
+    columns = RAW_TABLES[table]
+    if core:
+        columns = {c: t for c, t in columns.items() if c not in layout.LAUNCH_COLUMNS}
+    before = stat_key(sqlite_path)
+    with _atomic(target, f"caching {table} of {sqlite_path.name} (once)") as tmp:
+        con = database.connect(str(tmp))
+        try:
+            database.attach_sqlite(con, sqlite_path, "raw")
+            con.execute("CREATE SCHEMA compat")
+            select = compat_select(raw_columns, "raw", table, columns)
+            extra = {}
+            if table == layout.KERNEL_TABLE:
+                extra = _sound_kernels(con, select, table in raw_columns, core)
+            else:
+                con.execute(f'CREATE TABLE compat."{table}" AS {select}')
+            con.execute("DETACH raw")
+            _finish(con, sqlite_path, extra)
+        finally:
+            con.close()
+        if stat_key(sqlite_path) != before:  # the profile changed while it was read: keep nothing
+            raise _Changed()
+    return target.exists()
+
+
+def _sound_kernels(con, select: str, present: bool, core: bool) -> dict[str, str]:
+    """compat.<kernel table> without the rows no duration can come from (bad_rows.py); return their counts for
+    _cache_meta. Counted on the copy: a columnar scan, not a second read of the export."""
+    from .. import bad_rows
+
+    table = layout.KERNEL_TABLE
+    con.execute(f"CREATE TABLE compat._all_kernels AS {select}")
+    bad = bad_rows.count(con, "compat._all_kernels", exact=not core) if present else bad_rows.BadRows()
+    if bad is None:
+        raise _Changed()  # rows may repeat, which only every column can tell: the whole table is copied instead
+    if bad.total:
+        con.execute(f'CREATE TABLE compat."{table}" AS {bad_rows.valid_select("compat._all_kernels", bad)}')
+        con.execute("DROP TABLE compat._all_kernels")
+    else:
+        con.execute(f'ALTER TABLE compat._all_kernels RENAME TO "{table}"')
+    return {f"bad_{k}": str(v) for k, v in vars(bad).items()}
+
+
+def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dict[str, Path] | None = None,
+                  from_export: tuple[Path, dict[str, set[str]], list[str]] | None = None) -> None:
+    """decoded.<view>: the view's own SQL run once over the cached raw tables it reads, and over the cache's tables
+    of the decoded views it reads (`decoded`, layout.build_plan). `from_export`: (the export, its raw columns, raw
+    tables read from it instead of a cache file: those the view's filters prune, layout.INLINE_FIRST)."""
+    from .. import database, schema_objects, sql_files
+    from ..raw_schema import RAW_TABLES, compat_select
+
+    decoded = decoded or {}
+    sqlite_path, raw_columns, uncopied = from_export or (None, {}, [])
+    with _atomic(target, f"decoding {view} (once)") as tmp:
+        con = database.connect(str(tmp))
+        try:
+            con.execute("CREATE SCHEMA compat")
+            if uncopied:
+                database.attach_sqlite(con, sqlite_path, "raw")
+            for table in uncopied:
+                con.execute(f'CREATE VIEW compat."{table}" AS {compat_select(raw_columns, "raw", table, RAW_TABLES[table])}')
+            for table, path in inputs.items():
+                con.execute(f"ATTACH {database._quote(str(path))} AS \"t_{table}\" (READ_ONLY)")
+                select = f'SELECT * FROM "t_{table}".compat."{table}"'
+                if path.name == f"{layout.CORE}.duckdb":  # a core kernel copy: its launch columns are errors
+                    select = layout.core_select(f"t_{table}")
+                con.execute(f'CREATE VIEW compat."{table}" AS {select}')
+            for name, path in decoded.items():
+                con.execute(f"ATTACH {database._quote(str(path))} AS \"d_{name}\" (READ_ONLY)")
+                con.execute(f'CREATE TEMP VIEW {name} AS SELECT * FROM "d_{name}".{layout.DECODED}.{name}')
+            # the counts of the kernel rows this view was computed without, from the kernel table or a decoded
+            # view made from it
+            extra = {}
+            for alias in [f"t_{t}" for t in inputs if t == layout.KERNEL_TABLE] + [f"d_{n}" for n in decoded]:
+                extra |= dict(con.execute(f'SELECT key, value FROM "{alias}".{layout.META} '
+                                          "WHERE key LIKE 'bad_%'").fetchall())
+            for macro, args in schema_objects.SCALAR_MACROS.items():
+                con.execute(f"CREATE TEMP MACRO {macro}({', '.join(args)}) AS ({sql_files.read('macros', macro).text})")
+            computed = layout.build_plan(view, frozenset(decoded))[0]
+            for name in computed:  # table macros first: a view is bound when it is created, a macro when called
+                if name in schema_objects.TABLE_MACROS:
+                    args = ", ".join(schema_objects.TABLE_MACROS[name])
+                    con.execute(f"CREATE TEMP MACRO {name}({args}) AS TABLE {schema_objects.body(name)}")
+            for name in computed:
+                if name not in schema_objects.TABLE_MACROS:
+                    con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
+            con.execute(f"CREATE SCHEMA {layout.DECODED}")
+            con.execute(f"CREATE TABLE {layout.DECODED}.{view} AS SELECT * FROM temp.main.{view}")
+            con.execute("DROP SCHEMA compat CASCADE")
+            for name in decoded:
+                con.execute(f"DROP VIEW temp.main.{name}")
+                con.execute(f'DETACH "d_{name}"')
+            for table in inputs:
+                con.execute(f'DETACH "t_{table}"')
+            if uncopied:
+                con.execute("DETACH raw")
+            _finish(con, None, extra)
+        finally:
+            con.close()
+
+
+class _Changed(Exception):
+    pass
+
+
+def _finish(con, sqlite_path: Path | None, extra: dict[str, str]) -> None:
+    from ..sql_files import sql_literal
+
+    con.execute(f"CREATE TABLE {layout.META} (key VARCHAR, value VARCHAR)")
+    # Literals, not bound parameters: DuckDB's first parameter binding imports pandas (a quarter of a second).
+    meta = layout.meta_rows(sqlite_path) | extra
+    rows = ", ".join(f"({sql_literal(k)}, {sql_literal(v)})" for k, v in meta.items())
+    con.execute(f"INSERT INTO {layout.META} VALUES {rows}")
+    con.execute("CHECKPOINT")
+
+
+@contextmanager
+def _atomic(target: Path, what: str):
+    """Yield a temporary path beside `target`; rename it to `target` if the block completes."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    remove_orphans(target.parent)
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        with progress.showing(what):
+            yield tmp
+        os.replace(tmp, target)
+    except _Changed:
+        pass
+    finally:
+        for leftover in (tmp, Path(f"{tmp}.wal")):
+            leftover.unlink(missing_ok=True)
+
+
+def remove_orphans(folder: Path) -> None:
+    """Remove temporary files of builds whose process is gone (killed, or crashed)."""
+    for tmp in folder.glob(".*.tmp*"):
+        m = _TMP.search(tmp.name)
+        if m and not pid_alive(int(m.group(1))):
+            tmp.unlink(missing_ok=True)

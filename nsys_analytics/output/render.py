@@ -1,0 +1,304 @@
+"""Turn a Result into text: an aligned table, CSV, JSON or markdown. No queries here."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+
+from ..core.errors import MissingDataError, UsageError
+
+FORMATS = ("table", "csv", "json", "markdown")
+MACHINE_FORMATS = ("csv", "json")  # exact bytes; every other format is for people and escapes control characters
+NAME_WIDTH = 128  # long kernel names are shortened to this many characters, in the table format only
+
+# Kernel, range and file names are anyone's strings: on a terminal ESC, BEL or CR would move the cursor, recolour,
+# retitle or hide text, and bidirectional overrides reorder it. Human formats show them as escapes (\x1b, \u202e).
+_CONTROLS = [*range(0x20), 0x7F, *range(0x80, 0xA0), 0x200E, 0x200F, *range(0x202A, 0x202F),
+             *range(0x2066, 0x206A)]
+_ESCAPES = {cp: (f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}") for cp in _CONTROLS}
+_ESCAPES_KEEP_LINES = {cp: e for cp, e in _ESCAPES.items() if cp != 0x0A}
+
+
+def escape_controls(text: str, keep_newlines: bool = False) -> str:
+    """`text` with control characters shown as escapes (`\\x1b`), for output that a terminal interprets."""
+    return text.translate(_ESCAPES_KEEP_LINES if keep_newlines else _ESCAPES)
+
+
+def for_people(text: str, fmt: str) -> str:
+    """Rendered output as it may reach a terminal: control characters escaped except in CSV and JSON."""
+    return text if fmt in MACHINE_FORMATS else escape_controls(text, keep_newlines=True)
+
+
+def render(result, fmt: str = "table") -> str:
+    if fmt == "csv":
+        return to_csv(result)
+    if fmt == "json":
+        return to_json(result)
+    if fmt == "markdown":
+        return to_markdown(result)
+    return to_table(result)
+
+
+def chunks(result, fmt: str = "table"):
+    """The rendered text in pieces: a streamed result's CSV and JSON a batch at a time (the same text as
+    `render`); other formats need every row first (column widths, alignment), so they read them all."""
+    if result.batches is None or fmt not in ("csv", "json"):
+        yield render(result.materialize(), fmt)
+        return
+    if fmt == "csv":
+        yield to_csv(_with_rows(result, []))
+        for batch in result.batches:
+            yield to_csv(_with_rows(result, batch)).split("\n", 1)[1]
+        return
+    first = True
+    for batch in result.batches:
+        text = to_json(_with_rows(result, batch))
+        if text.startswith("[]"):
+            continue
+        yield ("[\n" if first else ",\n") + text[2:-3]  # the records, without "[\n" and "\n]\n"
+        first = False
+    yield "[]\n" if first else "\n]\n"
+
+
+def _with_rows(result, rows):
+    from dataclasses import replace
+
+    return replace(result, rows=rows, batches=None)
+
+
+def pick_table(tables: dict, name: str | None, default: str):
+    """The one table a CSV holds, of a command that has several: `name` (--table), else `default`.
+
+    `tables`: {name: Result, or the sentence saying why that table could not be made}."""
+    name = name or default
+    if name not in tables:
+        raise UsageError(f"--table {name!r}: this output has the tables {', '.join(tables)} (default {default})")
+    table = tables[name]
+    if isinstance(table, str):
+        raise MissingDataError(f"table {name!r} is not available: {table}")
+    return table
+
+
+def to_csv(result) -> str:
+    """CSV as nsys writes it: one decimal on fractional columns, integers as they are."""
+    text = _csv_text(result, csv.QUOTE_MINIMAL)
+    # With "\n" as line end the csv module quotes a field with a "\n" but not one with a lone "\r", which readers
+    # take for a line end: a name with one quotes every field (rare; checked once on the whole text).
+    return text if "\r" not in text else _csv_text(result, csv.QUOTE_NONNUMERIC)
+
+
+def _csv_text(result, quoting: int) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n", quoting=quoting)
+    writer.writerow(result.display_headers)
+    # The csv module writes None as '' and other values with str(); only floats need their one decimal. A
+    # comprehension per row, not a call per cell: a trace can have millions of rows.
+    writer.writerows([f"{v:.1f}" if type(v) is float else v for v in row] for row in result.rows)
+    return out.getvalue()
+
+
+def to_json(result) -> str:
+    records = [dict(zip(result.columns, (_json_value(v) for v in row))) for row in result.rows]
+    return json.dumps(records, indent=2, default=str) + "\n"
+
+
+def to_markdown(result) -> str:
+    headers = [escape_controls(h) for h in result.display_headers]
+    numeric = _numeric_columns(result)
+    lines = ["| " + " | ".join(headers) + " |"]
+    lines.append("|" + "|".join("---:" if numeric[i] else "---" for i in range(len(headers))) + "|")
+    for row in result.rows:
+        cells = [escape_controls(_pretty(v)).replace("|", "\\|") for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines + [""] + [f"_{escape_controls(n)}_" for n in result.notes]) + "\n"
+
+
+def to_table(result) -> str:
+    """An aligned table like nsys' console output: numbers right-aligned with thousands separators."""
+    headers = [escape_controls(h) for h in result.display_headers]
+    notes = [escape_controls(n, keep_newlines=True) for n in result.notes]
+    if not result.rows:
+        return "(no rows)\n" + "".join(f"{n}\n" for n in notes)
+    numeric = _numeric_columns(result)
+    texts = [shorten_names({_text(row[i]) for row in result.rows}) if not numeric[i] else {}
+             for i in range(len(headers))]
+    cells = [[_pretty(v) if numeric[i] else texts[i][_text(v)] for i, v in enumerate(row)] for row in result.rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    lines = [_line(headers, widths, [False] * len(headers)), "  ".join("-" * w for w in widths)]
+    lines += [_line(r, widths, numeric) for r in cells]
+    text = "\n".join(line.rstrip() for line in lines) + "\n"
+    return text + "".join(f"\n{n}" for n in notes) + ("\n" if notes else "")
+
+
+def _line(cells, widths, right) -> str:
+    return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right))
+
+
+def _numeric_columns(result) -> list[bool]:
+    kinds = []
+    for i in range(len(result.columns)):
+        values = [row[i] for row in result.rows if row[i] is not None]
+        kinds.append(bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values))
+    return kinds
+
+
+def _plain(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.1f}" if math.isfinite(v) else str(v)
+    return str(v)
+
+
+def _text(v) -> str:
+    """A text cell as a terminal may show it."""
+    return escape_controls(_plain(v))
+
+
+def _pretty(v) -> str:
+    if isinstance(v, bool) or v is None:
+        return _plain(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:,.1f}" if math.isfinite(v) else str(v)
+    return str(v)
+
+
+def _json_value(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+_ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*$")
+# Noise that long C++ kernel names repeat: casts on template values, library namespaces, lambda call operators.
+_CASTS = re.compile(r"\((?:unsigned |signed )?(?:int|long|long long|short|char|bool)\)(?=-?\d)")
+_NAMESPACES = re.compile(r"\b(?:at::native::|at::|c10::|std::|templates::cuda::|binary_internal::)|<unnamed>::")
+_CALL_OPERATOR = re.compile(r"::operator \(\)\(\) const")
+_INSTANCE = re.compile(r" \(instance (\d+)\)\]")
+# Lambdas without arguments are type dispatch (AT_DISPATCH_*): the lambda with arguments after them is the functor.
+_DISPATCH_LAMBDAS = re.compile(r"(?:::\[lambda\(\)#\d+\])+(?=::\[lambda\()")
+# An argument list inside the name (`direct_copy_kernel_cuda(at::TensorIteratorBase &)`), not a lambda's own.
+_INNER_ARGS = re.compile(r"(?<=[\w>])(?<!lambda)\((?:[^()]|\([^()]*\))+\)")
+LEVELS = 5  # 0 whole, 1 tidied, 2 and 3 deep template arguments collapsed, 4 middle cut
+
+
+def shorten_name(name: str, width: int = NAME_WIDTH, max_level: int = LEVELS - 1) -> str:
+    """Shorten a long C++ kernel name for a table, by the least of these steps that fits `width` (at most
+    `max_level` of them): (1) drop the casts, library namespaces, call operators and argument lists but keep what
+    tells kernels apart, the functor or lambda (`elementwise_kernel<128, 2, void
+    gpu_kernel_impl_nocast<masked_fill_kernel(…)::[lambda(float, bool)#1]>(…)…`); (2, 3) collapse template
+    arguments nested three, then two brackets deep into `<…>`; (4) cut the middle."""
+    short = name
+    for level in range(1, max_level + 1):
+        if len(short) <= width:
+            return short
+        short = _LEVEL_STEPS[level](short, width)
+    return short
+
+
+def shorten_names(names, width: int = NAME_WIDTH) -> dict[str, str]:
+    """{name: shown text} for the names of one table column: as short as `shorten_name` makes them, except that
+    two different names never share a text (those take a longer form, at worst their whole name)."""
+    level = dict.fromkeys(names, LEVELS - 1)
+    while True:
+        shown = {n: shorten_name(n, width, level[n]) for n in level}
+        by_text: dict[str, list[str]] = {}
+        for n, text in shown.items():
+            by_text.setdefault(text, []).append(n)
+        clashes = [n for group in by_text.values() if len(group) > 1 for n in group if level[n] > 0]
+        if not clashes:
+            return shown
+        for n in clashes:
+            level[n] -= 1
+
+
+def _tidy(name: str, width: int) -> str:
+    short = _ARGS.sub("(…)", name)
+    short = _NAMESPACES.sub("", _CASTS.sub("", short))
+    short = _INSTANCE.sub(r"#\1]", _CALL_OPERATOR.sub("", short))
+    return _DISPATCH_LAMBDAS.sub("", _INNER_ARGS.sub("(…)", short))
+
+
+def _collapse(level: int):
+    def step(name: str, width: int) -> str:
+        return _collapse_templates(name.replace("<unnamed>", "\0"), level).replace("\0", "<unnamed>")
+    return step
+
+
+def _cut_middle(name: str, width: int) -> str:
+    keep = width - 1
+    return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
+
+
+_LEVEL_STEPS = {1: _tidy, 2: _collapse(3), 3: _collapse(2), 4: _cut_middle}
+
+
+def _collapse_templates(name: str, level: int) -> str:
+    """Replace what is nested `level` or more template brackets deep with `<…>`."""
+    depth, out = 0, []
+    for ch in name:
+        if ch == "<":
+            depth += 1
+            if depth <= level:
+                out.append("<…>" if depth == level else "<")
+        elif ch == ">":
+            if depth < level:
+                out.append(">")
+            depth = max(depth - 1, 0)
+        elif depth < level:
+            out.append(ch)
+    return "".join(out)
+
+
+PARQUET = "parquet"  # a binary format: written to a file (-o), never to the terminal
+
+
+def write_parquet(result, path) -> None:
+    """Write a Result to `path` as Parquet (DuckDB's writer), through a temporary file beside it, so a reader
+    never sees half a file. Column types come from the values: integers stay integers with NULLs, floats,
+    booleans and text as they are."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    import duckdb
+    import pandas as pd
+
+    path = Path(path)
+    frame = pd.DataFrame({c: pd.array([row[i] for row in result.rows], dtype=_parquet_dtype(result, i))
+                          for i, c in enumerate(result.columns)})
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        con = duckdb.connect()
+        con.register("result_frame", frame)
+        con.execute(f"COPY result_frame TO '{_sql_text(tmp)}' (FORMAT parquet)")
+        con.close()
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _parquet_dtype(result, i: int) -> str:
+    values = [row[i] for row in result.rows if row[i] is not None]
+    if values and all(type(v) is bool for v in values):
+        return "boolean"
+    if values and all(type(v) is int for v in values):
+        return "Int64"
+    if values and all(type(v) in (int, float) for v in values):
+        return "Float64"
+    if all(isinstance(v, str) for v in values):
+        return "string"
+    return "object"
+
+
+def _sql_text(text: str) -> str:
+    return str(text).replace("'", "''")
