@@ -106,11 +106,13 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def layer_of(module: str, edges: dict[str, set[str]]) -> str:
-    """The layer of a module: the folder it lives in (layers.LAYERS), or the root module's entry in
-    layers.ROOT_MODULES."""
+    """The layer of a module: the folder it lives in (layers.LAYERS), the root module's entry in
+    layers.ROOT_MODULES, or `cli` for a capability's command module (`<name>_cmd.py`)."""
     package = next(iter(edges)).split(".")[0]
     rest = module[len(package) + 1:] if module != package else "__init__"
     top = rest.split(".")[0]
+    if rest.endswith(layers.COMMAND_SUFFIX):  # a capability's command: its face in the CLI
+        return "cli"
     if top in layers.LAYERS:
         return top
     if top in layers.ROOT_MODULES:
@@ -220,6 +222,8 @@ def test_checker_passes_a_clean_tree(tmp_path):
      "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .report import R\n", "cycle"),
     # two capabilities importing each other through different modules
     ("capabilities/kernels/extra.py", "from ..nvtx import report\n", "capability cycle"),
+    # a capability's library code reaching into its own command (the CLI layer)
+    ("capabilities/kernels/report.py", "from .kernels_cmd import command\n", "upward"),
     # a loose module at the package root, outside the rooms of the layers
     ("helpers.py", "", "no layer"),
 ])
@@ -228,6 +232,9 @@ def test_checker_finds_violations(tmp_path, rel, text, problem):
     files[rel] = text
     if rel == "capabilities/kernels/data.py":
         files["capabilities/kernels/report.py"] = "from .data import d\n"
+    if "kernels_cmd" in text:
+        files["capabilities/kernels/kernels_cmd.py"] = "from ...cli import options\n"
+        files["cli/__init__.py"] = files["cli/options.py"] = ""
     edges = _tree(tmp_path, files)
     if problem == "no layer":
         with pytest.raises(LookupError, match="move it into the folder of its layer"):

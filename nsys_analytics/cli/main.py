@@ -21,28 +21,28 @@ OWN_PROCESS = False  # main() runs: the process is this one command's (`runs add
 # command -> module in nsys_analytics.cli, imported only when that command runs: a command's start-up
 # should not pay for the imports of the others (pandas, matplotlib, ncu_report).
 COMMANDS = {
-    "info": "info_cmd",
-    "kernels": "kernels_cmd",
-    "sql": "sql_cmd",
-    "schema": "schema_cmd",
-    "nvtx": "nvtx_cmd",
-    "nvtx-kernels": "nvtx_kernels_cmd",
-    "nvtx-gpu": "nvtx_gpu_cmd",
-    "classify": "classify_cmd",
-    "breakdown": "breakdown_cmd",
-    "attention": "attention_cmd",
-    "report": "report_cmd",
-    "diagnose": "diagnose_cmd",
-    "ncu": "ncu_cmd",
-    "ranks": "ranks_cmd",
-    "nccl": "nccl_cmd",
-    "timeline": "timeline_cmd",
-    "export": "export_cmd",
-    "html": "html_cmd",
-    "diff": "diff_cmd",
-    "runs": "runs_cmd",
-    "cache": "cache_cmd",
-    "profile": "profile_cmd",
+    "info": "capabilities.info.info_cmd",
+    "kernels": "capabilities.kernels.kernels_cmd",
+    "sql": "capabilities.query.sql_cmd",
+    "schema": "capabilities.query.schema_cmd",
+    "nvtx": "capabilities.nvtx.nvtx_cmd",
+    "nvtx-kernels": "capabilities.nvtx.nvtx_kernels_cmd",
+    "nvtx-gpu": "capabilities.nvtx.nvtx_gpu_cmd",
+    "classify": "capabilities.categories.classify_cmd",
+    "breakdown": "capabilities.breakdown.breakdown_cmd",
+    "attention": "capabilities.attention.attention_cmd",
+    "report": "capabilities.assignment.report_cmd",
+    "diagnose": "capabilities.diagnose.diagnose_cmd",
+    "ncu": "capabilities.ncu.ncu_cmd",
+    "ranks": "capabilities.ranks.ranks_cmd",
+    "nccl": "capabilities.ranks.nccl_cmd",
+    "timeline": "capabilities.visual.timeline_cmd",
+    "export": "capabilities.visual.export_cmd",
+    "html": "capabilities.visual.html_cmd",
+    "diff": "capabilities.diff.diff_cmd",
+    "runs": "capabilities.catalog.runs_cmd",
+    "cache": "cli.cache_cmd",
+    "profile": "capabilities.collect.profile_cmd",
 }
 # Each command's first help line, for `--help`: listing the commands must not import them all (pandas,
 # matplotlib, ncu_report: half a second). tests/test_startup.py checks them against the commands.
@@ -90,7 +90,7 @@ class ErrorHandlingGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in COMMANDS:
             return None
-        return outputs.guarded(importlib.import_module(f"{__package__}.{COMMANDS[name]}").command)
+        return outputs.guarded(importlib.import_module(f"nsys_analytics.{COMMANDS[name]}").command)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of --help, from SUMMARIES, without importing any command."""

@@ -9,12 +9,15 @@ checks every import of every module against this table, those inside functions a
 - capabilities/: one package each (kernels/, nvtx/, breakdown/, ...), reading profiles through data/; one
   capability may use another (breakdown -> categories) as long as no cycle forms;
 - the facade at the package root (`nsys_analytics.open`, api.py, torch.py);
-- cli/: the click commands.
+- cli/: the command group, its shared options and error handling; and each capability's own command,
+  `capabilities/<name>/<command>_cmd.py`, which belongs to this layer although it lives in its capability's folder.
 
-A module lives in the folder of its layer; the folder is its layer.
+A module lives in the folder of its layer; the folder is its layer (a `*_cmd.py` module is the CLI's).
 """
 
 LAYERS = ("core", "output", "data", "capabilities", "api", "cli")
 
 # The package root holds the facade only; every other module is in the folder named for its layer.
 ROOT_MODULES = {"__init__": "api", "__main__": "cli", "api": "api", "torch": "api"}
+
+COMMAND_SUFFIX = "_cmd"  # a capability's command module

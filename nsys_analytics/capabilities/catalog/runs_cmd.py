@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.catalog.gate import METRIC_HELP
-from ..core.errors import UsageError
-from ..output.render import FORMATS, PARQUET, render
-from .diff_cmd import diff_options, parse_min_effects, write_report
-from .rules_option import RULES_OPTION
+from .gate import METRIC_HELP
+from ...core.errors import UsageError
+from ...output.render import FORMATS, PARQUET, render
+from ..diff.diff_cmd import diff_options, parse_min_effects, write_report
+from ...cli.rules_option import RULES_OPTION
 
 EXIT_GATE = 4
 
@@ -30,7 +30,7 @@ def _format_options(f):
 
 def _open(db, create: bool = False):
     """The catalog; only `runs add` makes one where there is none (a read of a wrong path makes no file)."""
-    from ..capabilities.catalog.connect import Catalog
+    from .connect import Catalog
 
     catalog = Catalog(db, create)
     click.get_current_context().call_on_close(catalog.close)  # SQLite's -wal/-shm go with the last connection
@@ -51,7 +51,7 @@ def _emit_tables(tables: dict, fmt: str, output: Path | None) -> None:
     """Each table rendered in `fmt`, one after the other; parquet: one table to FILE, several to
     FILE.<table>.parquet."""
     if fmt == PARQUET:
-        from .outputs import write_parquet_tables
+        from ...cli.outputs import write_parquet_tables
 
         write_parquet_tables(tables, output, (), next(iter(tables)) if len(tables) == 1 else None)
         return
@@ -59,7 +59,7 @@ def _emit_tables(tables: dict, fmt: str, output: Path | None) -> None:
 
 
 def _emit(text: str, output: Path | None) -> None:
-    from .outputs import emit  # loaded when something is written: runs list starts without the profile stack
+    from ...cli.outputs import emit  # loaded when something is written: runs list starts without the profile stack
 
     emit(text, output)
 
@@ -97,16 +97,16 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
       nsys-analytics runs add rank0.sqlite rank1.sqlite --ranks --tag job=42
       nsys-analytics runs add run.sqlite --attribution process --diagnose
     """
-    from ..capabilities.catalog.writer import CatalogWriter
-    from . import main
+    from .writer import CatalogWriter
+    from ...cli import main
 
     tags = _tags(tag_items)
     groups = [list(profiles)] if ranks else [[p] for p in profiles]
     # SQLAlchemy's import and the catalog's opening overlap the profile's summary (a second process where it can be
     # forked: catalog/writer.py); nothing here may import SQLAlchemy.
     with CatalogWriter(db, fork=main.OWN_PROCESS) as writer:
-        from ..capabilities.catalog.add import summarize_run
-        from ..capabilities.categories import load_rules
+        from .add import summarize_run
+        from ..categories import load_rules
 
         rules = load_rules(rules_files)
         for paths in groups:
@@ -141,8 +141,8 @@ def list_(tag_items, since, until, limit, db, fmt, output):
       nsys-analytics runs list
       nsys-analytics runs list --tag branch=main --since 2026-11-01 --format csv
     """
-    from ..capabilities.catalog.data import list_runs
-    from ..capabilities.catalog.report import runs_result
+    from .data import list_runs
+    from .report import runs_result
 
     rows = list_runs(_open(db), _tags(tag_items), _when(since), _when(until), limit)
     _emit_tables({"runs": runs_result(rows)}, fmt, output)
@@ -159,8 +159,8 @@ def show(run_id, db, fmt, output):
     Example:
       nsys-analytics runs show 12
     """
-    from ..capabilities.catalog.data import run_details
-    from ..capabilities.catalog.report import findings_result, run_result
+    from .data import run_details
+    from .report import findings_result, run_result
 
     details = run_details(_open(db), run_id)
     if fmt == "json":
@@ -188,8 +188,8 @@ def diff(selected, db, name_kind, alpha, tables, limit, plot, fmt, output, min_e
       nsys-analytics runs diff 12 13 14 --vs 15 16 17
       nsys-analytics runs diff commit=abc123 --vs commit=def456
     """
-    from ..capabilities.catalog.data import load_run
-    from ..capabilities.diff.report import build_diff_runs
+    from .data import load_run
+    from ..diff.report import build_diff_runs
 
     catalog = _open(db)
     base_ids, new_ids = _run_sides(catalog, selected)
@@ -212,7 +212,7 @@ def _run_sides(catalog, items: tuple[str, ...]) -> tuple[list[int], list[int]]:
 
 
 def _run_ids(catalog, items: tuple[str, ...]) -> list[int]:
-    from ..capabilities.catalog.data import list_runs
+    from .data import list_runs
 
     ids: list[int] = []
     for item in items:
@@ -244,8 +244,8 @@ def trend(metric, tag_items, since, limit, plot, db, fmt, output):
       nsys-analytics runs trend --metric category:matmul --plot matmul.png
       nsys-analytics runs trend --metric range:forward --format csv
     """
-    from ..capabilities.catalog.data import list_runs, metric_series
-    from ..capabilities.catalog.report import parse_metric, trend_result
+    from .data import list_runs, metric_series
+    from .report import parse_metric, trend_result
 
     kind, name = parse_metric(metric)
     catalog = _open(db)
@@ -253,7 +253,7 @@ def trend(metric, tag_items, since, limit, plot, db, fmt, output):
     result = trend_result(runs, metric_series(catalog, kind, name, [r["id"] for r in runs]), metric)
     _emit_tables({"trend": result}, fmt, output)
     if plot is not None:
-        from ..capabilities.catalog.plot import plot_trend
+        from .plot import plot_trend
 
         click.echo(f"wrote plot to {plot_trend(result, metric, plot)}", err=True)
 
@@ -289,7 +289,7 @@ def gate_(new, baseline, metric, max_regression, name_kind, alpha, rules_files, 
       nsys-analytics runs gate new.sqlite --baseline branch=main --max-regression 5%
       nsys-analytics runs gate 15 --baseline 12 --max-regression 2.5 --metric gpu
     """
-    from ..capabilities.catalog import gate
+    from . import gate
 
     kind, name = gate.parse_metric(metric)
     threshold = gate.parse_threshold(max_regression)
@@ -310,9 +310,9 @@ def gate_(new, baseline, metric, max_regression, name_kind, alpha, rules_files, 
 
 
 def _step_gate(catalog, base_id: int, side, name_kind: str, alpha: float, threshold: float):
-    from ..capabilities.catalog.data import load_run
-    from ..capabilities.catalog.report import gate
-    from ..capabilities.diff.report import build_diff
+    from .data import load_run
+    from .report import gate
+    from ..diff.report import build_diff
 
     report = build_diff(load_run(catalog, base_id), side.summaries, name_kind, alpha)
     return gate(report, threshold, base_id, side.name)
@@ -320,14 +320,14 @@ def _step_gate(catalog, base_id: int, side, name_kind: str, alpha: float, thresh
 
 def _new_side(catalog, new: str, rules_files):
     """NEW as a stored run (a number that is no file) or a profile summarized now (with its per-step figures)."""
-    from ..capabilities.catalog.data import load_run, run_hash, run_id_by_hash
-    from ..capabilities.catalog.gate import NewSide
+    from .data import load_run, run_hash, run_id_by_hash
+    from .gate import NewSide
 
     if new.isdigit() and not Path(new).exists():
         summaries = load_run(catalog, int(new))
         return NewSide(summaries, run_hash(summaries), f"run {new}", int(new))
-    from ..capabilities.catalog.add import summarize_run
-    from ..capabilities.categories import load_rules
+    from .add import summarize_run
+    from ..categories import load_rules
 
     summaries, _ = summarize_run([new], load_rules(rules_files))
     content = run_hash(summaries)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.diff import ALPHA, ATTRIBUTIONS, TABLES, WINDOWS
-from ..output.render import FORMATS, PARQUET
-from .rules_option import RULES_OPTION
+from . import ALPHA, ATTRIBUTIONS, TABLES, WINDOWS
+from ...output.render import FORMATS, PARQUET
+from ...cli.rules_option import RULES_OPTION
 
 DEFAULT_LIMIT = 20
 
@@ -74,10 +74,10 @@ def command(profiles, attribution, window, rules_files, name_kind, alpha, tables
       nsys-analytics diff a1.sqlite a2.sqlite a3.sqlite --vs b1.sqlite b2.sqlite b3.sqlite
       nsys-analytics diff --base b_rank0.sqlite b_rank1.sqlite --new n_rank0.sqlite n_rank1.sqlite
     """
-    from ..capabilities.categories import load_rules
-    from ..capabilities.diff.data import summarize_side
-    from ..capabilities.diff.report import build_diff_runs
-    from ..capabilities.diff.sides import split_runs
+    from ..categories import load_rules
+    from .data import summarize_side
+    from .report import build_diff_runs
+    from .sides import split_runs
 
     base_runs, new_runs = split_runs(profiles)
     rules = load_rules(rules_files)
@@ -97,7 +97,7 @@ def parse_min_effects(items: tuple[str, ...]) -> dict[str, float]:
     """`--min-effect step=10 --min-effect kernel=0.5` -> {'step': 10.0, 'kernel': 0.5}."""
     import math
 
-    from ..core.errors import UsageError
+    from ...core.errors import UsageError
 
     out = {}
     for item in items:
@@ -114,17 +114,17 @@ def parse_min_effects(items: tuple[str, ...]) -> dict[str, float]:
 
 def write_report(report, fmt, tables, limit, output, plot) -> None:
     if fmt == PARQUET:
-        from .outputs import write_parquet_tables
+        from ...cli.outputs import write_parquet_tables
 
         write_parquet_tables(report.tables(), output, (), tables)
     else:
-        from ..capabilities.diff.render import render_report
+        from .render import render_report
 
         chosen = tuple(tables) or (("kernels",) if fmt == "csv" else TABLES)
-        from .outputs import emit
+        from ...cli.outputs import emit
 
         emit(render_report(report, fmt, chosen, limit or None), output)
     if plot is not None:
-        from ..capabilities.diff.plot import plot_report
+        from .plot import plot_report
 
         click.echo(f"wrote plot to {plot_report(report, plot)}", err=True)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from ..core.errors import UsageError
-from ..capabilities.ncu.analysis import AGGREGATIONS, COMBINE, GROUP_BY, Options, analyze
-from ..capabilities.ncu.expr import parse_derive
-from ..capabilities.ncu.report import NcuReport
-from ..capabilities.ncu.table import UNITS, to_result
-from .options import emit, output_options
+from ...core.errors import UsageError
+from .analysis import AGGREGATIONS, COMBINE, GROUP_BY, Options, analyze
+from .expr import parse_derive
+from .report import NcuReport
+from .table import UNITS, to_result
+from ...cli.options import emit, output_options
 
 PLOT_IMPLIES_NVTX = "--plot and --normalize-against compare annotations"
 
@@ -80,7 +80,7 @@ def command(report, metrics, group_by, agg, derive, config_regex, combine, norma
             return
         analysis = analyze(r, options)
         if nsys_profile:
-            from ..capabilities.ncu.nsys_join import add_columns, join_nsys
+            from .nsys_join import add_columns, join_nsys
 
             add_columns(analysis, join_nsys(r, nsys_profile))
     if plot_path:
@@ -94,7 +94,7 @@ def _derived(spec: str) -> tuple[str, str]:
 
 
 def _plot(analysis, path: Path, x: str | None, y: str | None) -> None:
-    from ..capabilities.ncu.plot import choose_axes, plot
+    from .plot import choose_axes, plot
 
     x, y = choose_axes(analysis, x, y)
     lines = plot(analysis, path, x, y)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.assignment.report import ReportOptions, build_report
-from .attention_cmd import attention_options, format_option, options_from, write_report
-from .profiles import open_profile
+from .report import ReportOptions, build_report
+from ..attention.attention_cmd import attention_options, format_option, options_from, write_report
+from ...cli.profiles import open_profile
 
 
 @click.command("report")

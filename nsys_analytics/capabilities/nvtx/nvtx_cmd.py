@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..capabilities.nvtx.report import nvtx_summary
-from .options import PROFILE_ARG, emit, output_options
-from .profiles import open_profile
+from .report import nvtx_summary
+from ...cli.options import PROFILE_ARG, emit, output_options
+from ...cli.profiles import open_profile
 
 
 @click.command("nvtx")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..core.filters import NAME_KINDS
-from ..capabilities.nvtx.report import nvtx_kernel_summary, nvtx_range_instances
-from .options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
-from .profiles import open_profile
+from ...core.filters import NAME_KINDS
+from .report import nvtx_kernel_summary, nvtx_range_instances
+from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
+from ...cli.profiles import open_profile
 
 
 @click.command("nvtx-kernels")

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.collect.commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, check_name, default_name
-from ..capabilities.collect.tools import find_tool
-from ..core.errors import UsageError
-from ..output.render import PARQUET
-from ..output.textreport_render import REPORT_FORMATS
-from .outputs import emit
-from .runs_cmd import DB_OPTION, _tags
+from .commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, check_name, default_name
+from .tools import find_tool
+from ...core.errors import UsageError
+from ...output.render import PARQUET
+from ...output.textreport_render import REPORT_FORMATS
+from ...cli.outputs import emit
+from ..catalog.runs_cmd import DB_OPTION, _tags
 
 
 @click.command("profile", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -75,7 +75,7 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
         raise UsageError("--catalog stores Nsight Systems runs; it does not go with --ncu")
     extra_tags = _tags(tags)  # checked before the program runs
     if fmt == PARQUET:
-        from ..capabilities.visual.outputs import check_parquet_output
+        from ..visual.outputs import check_parquet_output
 
         check_parquet_output(output)
     out = Outputs(directory, check_name(name) if name else default_name(command))
@@ -88,18 +88,18 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
 
 
 def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
-    from .. import open as open_profile
-    from ..capabilities.collect.report import gpu_names, headline
-    from ..capabilities.collect.session import collect_nsys
-    from ..capabilities.collect.tags import run_tags
-    from ..output.textreport_render import render_text_report
+    from ... import open as open_profile
+    from .report import gpu_names, headline
+    from .session import collect_nsys
+    from .tags import run_tags
+    from ...output.textreport_render import render_text_report
 
     collected = collect_nsys(find_tool("nsys"), options, out, command, force)
     with open_profile(out.sqlite) as profile:
         tags = run_tags(command, Path.cwd(), gpu_names(profile))
         report = headline(profile, [str(f) for f in collected.files], tags)
     if fmt == PARQUET:
-        from .outputs import write_parquet_tables
+        from ...cli.outputs import write_parquet_tables
 
         write_parquet_tables(report.tables(), output)
     else:
@@ -109,18 +109,18 @@ def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
 
 
 def _ncu(out, options, command, force, fmt, output) -> None:
-    from ..capabilities.collect.session import collect_ncu
-    from ..capabilities.ncu.analysis import Options, analyze
-    from ..capabilities.ncu.report import NcuReport
-    from ..capabilities.ncu.table import to_result
-    from ..output.render import render
+    from .session import collect_ncu
+    from ..ncu.analysis import Options, analyze
+    from ..ncu.report import NcuReport
+    from ..ncu.table import to_result
+    from ...output.render import render
 
     collect_ncu(find_tool("ncu"), options, out, command, force)
     with NcuReport(out.ncu_report) as r:
         result = to_result(analyze(r, Options()), "auto")
     click.echo(f"wrote {out.ncu_report}", err=True)
     if fmt == PARQUET:
-        from .outputs import write_parquet_tables
+        from ...cli.outputs import write_parquet_tables
 
         write_parquet_tables({"ncu": result}, output, (), "ncu")
     else:
@@ -129,10 +129,10 @@ def _ncu(out, options, command, force, fmt, output) -> None:
 
 def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: dict[str, str]) -> None:
     """`runs add PROFILE --diagnose` with the run's tags (ours first, the user's --tag over them)."""
-    from ..capabilities.catalog.add import summarize_run
-    from ..capabilities.catalog.connect import Catalog
-    from ..capabilities.catalog.data import add_run
-    from ..capabilities.categories import load_rules
+    from ..catalog.add import summarize_run
+    from ..catalog.connect import Catalog
+    from ..catalog.data import add_run
+    from ..categories import load_rules
 
     summaries, found = summarize_run([str(profile)], load_rules(None), "none", diagnose=True)
     catalog = Catalog(db)

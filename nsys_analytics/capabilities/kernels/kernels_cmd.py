@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..capabilities.kernels.report import kernel_summary
-from .options import GRAPHS_OPTION, PROFILE_ARG, emit, kernel_filter_options, output_options
-from .profiles import open_profile
+from .report import kernel_summary
+from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, emit, kernel_filter_options, output_options
+from ...cli.profiles import open_profile
 
 
 @click.command("kernels")

@@ -6,20 +6,14 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.attention.flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
-from ..capabilities.attention.report import (
-    DEFAULT_MASK_REGEX,
-    AttentionOptions,
-    AttentionRanges,
-    analyze_attention,
-    attention_text_report,
-)
-from ..core.filters import ATTRIBUTIONS
-from ..output.render import PARQUET
-from ..output.textreport_render import REPORT_FORMATS, render_text_report
-from .options import PROFILE_ARG, table_option
-from .outputs import deliver, write_parquet_tables
-from .profiles import open_profile
+from .flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
+from .report import DEFAULT_MASK_REGEX, AttentionOptions, AttentionRanges, analyze_attention, attention_text_report
+from ...core.filters import ATTRIBUTIONS
+from ...output.render import PARQUET
+from ...output.textreport_render import REPORT_FORMATS, render_text_report
+from ...cli.options import PROFILE_ARG, table_option
+from ...cli.outputs import deliver, write_parquet_tables
+from ...cli.profiles import open_profile
 
 _DEFAULTS = AttentionRanges()
 _OPTIONS = [

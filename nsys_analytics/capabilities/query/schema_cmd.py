@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ..data import sql_files
-from ..core.errors import UsageError
-from ..core.result import Result
-from ..data.schema_objects import PUBLIC_VIEWS
-from .options import emit, output_options
+from ...data import sql_files
+from ...core.errors import UsageError
+from ...core.result import Result
+from ...data.schema_objects import PUBLIC_VIEWS
+from ...cli.options import emit, output_options
 
 
 @click.command("schema")

@@ -6,11 +6,11 @@ import json
 
 import click
 
-from ..capabilities.info.report import info_rows, info_text, profile_info
-from ..core.result import Result
-from .options import PROFILE_ARG, emit, output_options
-from .outputs import deliver
-from .profiles import open_profile
+from .report import info_rows, info_text, profile_info
+from ...core.result import Result
+from ...cli.options import PROFILE_ARG, emit, output_options
+from ...cli.outputs import deliver
+from ...cli.profiles import open_profile
 
 
 @click.command("info")

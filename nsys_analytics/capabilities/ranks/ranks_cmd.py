@@ -6,10 +6,10 @@ import json
 
 import click
 
-from ..data.engine import SCHEDULER_ENV, make_engine
-from ..output.render import render, to_json
-from .many import check_output, write_output
-from .options import output_options
+from ...data.engine import SCHEDULER_ENV, make_engine
+from ...output.render import render, to_json
+from ...cli.many import check_output, write_output
+from ...cli.options import output_options
 
 
 @click.command("ranks")
@@ -38,10 +38,10 @@ def command(profiles, scheduler, jobs, skip_bad, table, strict, fmt, output):
       nsys-analytics ranks runs/ --strict        # refuse files of different jobs
       nsys-analytics ranks runs/ --scheduler tcp://10.0.0.5:8786
     """
-    from ..core.errors import ProfileError
-    from ..data.profile_set import ProfileSet
-    from ..capabilities.ranks import report as ranks_report
-    from ..capabilities.ranks.sets import ranks_report as build
+    from ...core.errors import ProfileError
+    from ...data.profile_set import ProfileSet
+    from . import report as ranks_report
+    from .sets import ranks_report as build
 
     engine = make_engine(scheduler, jobs)
     try:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import click
 
-from ..capabilities.diagnose import RULES, NsysOptions, Thresholds, Window, diagnose
-from ..capabilities.diagnose.findings import rank
-from ..capabilities.diagnose.render import FORMATS, render_report, tables
-from ..core.filters import parse_time_ns
-from ..capabilities.nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
-from ..output.render import PARQUET
-from .options import PROFILE_ARG, table_option
-from .outputs import deliver, write_parquet_tables
-from .profiles import open_profile
+from . import RULES, NsysOptions, Thresholds, Window, diagnose
+from .findings import rank
+from .render import FORMATS, render_report, tables
+from ...core.filters import parse_time_ns
+from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
+from ...output.render import PARQUET
+from ...cli.options import PROFILE_ARG, table_option
+from ...cli.outputs import deliver, write_parquet_tables
+from ...cli.profiles import open_profile
 
 EXIT_FINDINGS = 4
 

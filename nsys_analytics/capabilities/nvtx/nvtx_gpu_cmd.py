@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..capabilities.nvtx.report import nvtx_gpu_projection, nvtx_gpu_projection_summary
-from .options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
-from .profiles import open_profile
+from .report import nvtx_gpu_projection, nvtx_gpu_projection_summary
+from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
+from ...cli.profiles import open_profile
 
 
 @click.command("nvtx-gpu")

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.categories import load_rules
-from ..capabilities.visual.outputs import check_not_input
-from ..capabilities.visual.plot import check_path, data_width_px, plot_timeline
-from ..capabilities.visual.timeline import build_timeline
-from .classify_cmd import RULES_OPTION
-from .options import SINGLE_PROFILE_ARG, window_options
-from .profiles import open_profile
+from ..categories import load_rules
+from .outputs import check_not_input
+from .plot import check_path, data_width_px, plot_timeline
+from .timeline import build_timeline
+from ..categories.classify_cmd import RULES_OPTION
+from ...cli.options import SINGLE_PROFILE_ARG, window_options
+from ...cli.profiles import open_profile
 
 
 @click.command("timeline")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ..capabilities.categories.classify import classify_kernels
-from ..capabilities.categories.rules import load_rules
-from .options import PROFILE_ARG, emit, kernel_filter_options, output_options
-from .profiles import open_profile
-from .rules_option import RULES_OPTION
+from .classify import classify_kernels
+from .rules import load_rules
+from ...cli.options import PROFILE_ARG, emit, kernel_filter_options, output_options
+from ...cli.profiles import open_profile
+from ...cli.rules_option import RULES_OPTION
 
 
 @click.command("classify")

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.assignment.report import ReportOptions, build_report
-from ..capabilities.categories import load_rules
-from ..core.errors import SectionsFailed, UsageError
-from ..capabilities.visual.html import Page, profile_view
-from ..capabilities.visual.html_render import render_page
-from ..capabilities.visual.outputs import atomic_path, check_not_input
-from .attention_cmd import attention_options, options_from
-from .classify_cmd import RULES_OPTION
-from .profiles import open_profile
+from ..assignment.report import ReportOptions, build_report
+from ..categories import load_rules
+from ...core.errors import SectionsFailed, UsageError
+from .html import Page, profile_view
+from .html_render import render_page
+from .outputs import atomic_path, check_not_input
+from ..attention.attention_cmd import attention_options, options_from
+from ..categories.classify_cmd import RULES_OPTION
+from ...cli.profiles import open_profile
 
 
 @click.command("html")

@@ -7,9 +7,9 @@ import math
 import click
 import pandas as pd
 
-from ..data.engine import make_engine
-from .many import check_output, emit_set, set_options
-from .options import output_options
+from ...data.engine import make_engine
+from ...cli.many import check_output, emit_set, set_options
+from ...cli.options import output_options
 
 
 @click.command("nccl")
@@ -31,10 +31,10 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, 
       nsys-analytics nccl runs/ --by name --format csv -o nccl.csv
       nsys-analytics nccl whole_launch.sqlite --trace --format csv
     """
-    from ..data.profile_set import ProfileSet
-    from ..capabilities.ranks import sets
-    from ..capabilities.ranks.summary import SetResult
-    from ..core.result import Result
+    from ...data.profile_set import ProfileSet
+    from . import sets
+    from .summary import SetResult
+    from ...core.result import Result
 
     engine = make_engine(scheduler, jobs)
     try:

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.categories import load_rules
-from ..core.errors import UsageError
-from ..capabilities.visual.outputs import atomic_path, check_not_input
-from ..capabilities.visual.parquet import export_parquet
-from ..capabilities.visual.perfetto import TraceWriter
-from ..capabilities.visual.window import resolve
-from .classify_cmd import RULES_OPTION
-from .options import window_options
-from .profiles import open_profile
+from ..categories import load_rules
+from ...core.errors import UsageError
+from .outputs import atomic_path, check_not_input
+from .parquet import export_parquet
+from .perfetto import TraceWriter
+from .window import resolve
+from ..categories.classify_cmd import RULES_OPTION
+from ...cli.options import window_options
+from ...cli.profiles import open_profile
 
 
 @click.command("export")
@@ -69,7 +69,7 @@ def command(profiles, target, output, window, rules_files):
 
 def resolve_window(profile, request):
     """The whole profile without asking for its span (the export keeps everything), else the window asked for."""
-    from ..capabilities.visual.window import WHOLE_PROFILE, TimeWindow
+    from .window import WHOLE_PROFILE, TimeWindow
 
     if request.is_everything:
         return TimeWindow(0, 0, WHOLE_PROFILE)

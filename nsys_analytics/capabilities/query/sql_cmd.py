@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from ..data import sql_guard
-from ..data.cache.folder import cache_dir
-from ..core.errors import QueryError, UsageError
-from .options import SINGLE_PROFILE_ARG, emit, output_options
-from .profiles import open_any as open_profile
+from ...data import sql_guard
+from ...data.cache.folder import cache_dir
+from ...core.errors import QueryError, UsageError
+from ...cli.options import SINGLE_PROFILE_ARG, emit, output_options
+from ...cli.profiles import open_any as open_profile
 
 
 @click.command("sql")

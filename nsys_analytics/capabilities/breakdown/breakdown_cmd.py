@@ -6,18 +6,18 @@ from pathlib import Path
 
 import click
 
-from ..capabilities.breakdown.plot import plot_report
-from ..capabilities.breakdown.ranges import DEFAULT_RANGES
-from ..capabilities.breakdown.render import render_report
-from ..capabilities.breakdown.report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
-from ..capabilities.categories.rules import load_rules
-from ..core.errors import UsageError
-from ..capabilities.nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
-from ..output.render import PARQUET
-from .classify_cmd import RULES_OPTION
-from .options import kernel_filter_options, output_options, table_option
-from .outputs import deliver, write_parquet_tables
-from .profiles import open_profile
+from .plot import plot_report
+from .ranges import DEFAULT_RANGES
+from .render import render_report
+from .report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
+from ..categories.rules import load_rules
+from ...core.errors import UsageError
+from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
+from ...output.render import PARQUET
+from ..categories.classify_cmd import RULES_OPTION
+from ...cli.options import kernel_filter_options, output_options, table_option
+from ...cli.outputs import deliver, write_parquet_tables
+from ...cli.profiles import open_profile
 
 
 @click.command("breakdown")

@@ -1,0 +1,1 @@
+"""sql and schema: SQL over the normalized views, and what the views hold."""
