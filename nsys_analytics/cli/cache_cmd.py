@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import emit, output_options
+from .options import output_options
+from ..output.write import write
 
 
 @click.group("cache")
@@ -32,7 +33,7 @@ def list_command(fmt, output):
     from ..data.cache.listing import cache_rows
     from ..core.result import Result
 
-    emit(Result(*cache_rows()), fmt, output)
+    write(Result(*cache_rows()), fmt, output)
 
 
 @command.command("info")
@@ -43,7 +44,7 @@ def info_command(fmt, output):
     from ..core.result import Result
 
     info = summary()
-    emit(Result(["setting", "value"], [(k, v) for k, v in info.items()]), fmt, output)
+    write(Result(["setting", "value"], [(k, v) for k, v in info.items()]), fmt, output)
 
 
 @command.command("clear")

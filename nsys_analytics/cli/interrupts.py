@@ -16,7 +16,8 @@ import sys
 import threading
 import time
 
-EXIT_INTERRUPTED = 130
+from ..core.errors import EXIT_INTERRUPTED
+
 GRACE_S = (1.0, 2.0)  # before interrupting the queries, then before ending the process
 _requested = threading.Event()
 
@@ -46,13 +47,12 @@ def _watch(read_end: int) -> None:
     time.sleep(GRACE_S[0])  # the main thread usually ends within this
     # Looked up, not imported: start-up does not pay for DuckDB (`runs list`, --help), and a process that never
     # loaded it has no query to interrupt nor partial file to remove.
-    database, source, outputs = (sys.modules.get(f"nsys_analytics.{m}") for m in ("database", "source", "cli.outputs"))
+    database, files = (sys.modules.get(f"nsys_analytics.{m}") for m in ("data.database", "core.files"))
     if database is not None:
         database.interrupt_all()
     time.sleep(GRACE_S[1])
-    partial = [*(source.partial_files() if source else ()), *(outputs.partial_files() if outputs else ())]
-    for path in partial:
-        path.unlink(missing_ok=True)
+    if files is not None:
+        files.remove_partial_files()
     sys.stderr.write("Interrupted.\n")
     sys.stderr.flush()
     os._exit(EXIT_INTERRUPTED)

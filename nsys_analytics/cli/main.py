@@ -9,12 +9,10 @@ import click
 
 from ..core import progress
 from ..data import source
-from ..core.errors import EXIT_DATA_ERROR, NsysAnalyticsError
+from ..core.errors import EXIT_DATA_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, NsysAnalyticsError
 from ..output.render import escape_controls
 from . import interrupts, outputs
 
-EXIT_INTERNAL_ERROR = 3
-EXIT_INTERRUPTED = 130
 OWN_PROCESS = False  # main() runs: the process is this one command's (`runs add` may fork: catalog/writer.py)
 
 

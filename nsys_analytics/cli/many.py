@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 from pathlib import Path
 
 import click
 
-from ..data.engine import SCHEDULER_ENV, make_engine
 from ..core.result import Result
-
-_COLLECTING: list | None = None  # set in a worker: emit() appends Results here instead of printing
-
-
-def collecting() -> list | None:
-    return _COLLECTING
-
+from ..data.engine import SCHEDULER_ENV, make_engine
+from ..output.report import Report
+from ..output.write import collecting, write
 
 def set_options(f):
     """--scheduler, --jobs, --skip-bad, --by-rank, --combined/--per-rank: how many profiles are read and shown."""
@@ -79,10 +75,13 @@ def profiles_argument(handler=None, module: str | None = None):
                     result = run_body_per_rank(pset, module or f.__module__, kwargs)
             finally:
                 engine.close()
-            if isinstance(result, RankTexts):
-                result.emit(kwargs.get("fmt", "table"), kwargs.get("output"))
-            else:
-                emit_set(result, kwargs.get("fmt", "table"), kwargs.get("output"), only or "all")
+            if not isinstance(result, RankTexts):
+                from ..capabilities.ranks.render import SetOutput
+
+                result = SetOutput(result, only or "all")
+            write(result, kwargs.get("fmt", "table"), kwargs.get("output"), inputs=profiles)
+            if result.exit_code:
+                raise click.exceptions.Exit(result.exit_code)
 
         wrapper.__single__ = f
         # readable=False on every profile argument: an unreadable file is the profile's own one-line error (exit 1,
@@ -186,35 +185,30 @@ def diagnose_set(pset, module: str, options: dict):
     return RankTexts(sections)
 
 
-class RankTexts:
-    """The output of a command that renders text itself (diagnose, attention), one section per rank."""
+class RankTexts(Report):
+    """The output of a command that lays out its own text (diagnose, attention), one section per rank."""
 
     def __init__(self, sections: list[tuple[int, str, str]], exit_code: int = 0):
         self.sections = sections  # (rank, member name, text)
         self.exit_code = exit_code
 
-    def emit(self, fmt: str, output: Path | None) -> None:
-        import json
+    def tables(self) -> dict:
+        return {"text": "this output is one text section per rank; use --format table, markdown or json"}
 
+    def to_dict(self) -> list:
+        return [{"rank": r, "profile": n, "output": _json_or_text(t)} for r, n, t in self.sections]
+
+    def render(self, fmt: str, table: str | None = None) -> str:
+        """JSON: a list of {rank, profile, output}; other formats: each rank's text under its heading (CSV: each
+        rank's table, as the command writes it for one profile)."""
         if fmt == "json":
-            text = json.dumps([{"rank": r, "profile": n, "output": _json_or_text(t)} for r, n, t in self.sections],
-                              indent=2) + "\n"
-        else:
-            head = "## rank {r} ({n})\n\n" if fmt == "markdown" else "== rank {r} ({n}) ==\n"
-            text = "".join(head.format(r=r, n=n) + t + ("" if t.endswith("\n") else "\n") + "\n"
-                           for r, n, t in self.sections)
-        if output is None:
-            click.echo(text, nl=False)
-        else:
-            write_output(output, text)
-            click.echo(f"wrote {output}", err=True)
-        if self.exit_code:
-            raise click.exceptions.Exit(self.exit_code)
+            return json.dumps(self.to_dict(), indent=2) + "\n"
+        head = "## rank {r} ({n})\n\n" if fmt == "markdown" else "== rank {r} ({n}) ==\n"
+        return "".join(head.format(r=r, n=n) + t + ("" if t.endswith("\n") else "\n") + "\n"
+                       for r, n, t in self.sections)
 
 
 def _json_or_text(text: str):
-    import json
-
     try:
         return json.loads(text)
     except ValueError:
@@ -252,57 +246,28 @@ def _portable(kwargs: dict) -> dict:
 
 
 def _run_body(member, module: str, kwargs: dict) -> tuple[list[Result], str, int]:
-    """One rank through a command's body: the Results it emits, what it printed, its exit code."""
+    """One rank through a command's body: the tables it writes, the text of a report that lays out its own (and
+    whatever it printed), its exit code."""
     import contextlib
     import io
 
-    global _COLLECTING
-    mod = importlib.import_module(module)
-    body = mod.command.callback.__single__
-    _COLLECTING = []
+    body = importlib.import_module(module).command.callback.__single__
     printed = io.StringIO()
     code = 0
-    try:
-        with contextlib.redirect_stdout(printed):
-            try:
-                body(profile=member, output=None, **kwargs)
-            except click.exceptions.Exit as e:
-                code = e.exit_code
-        return _COLLECTING, printed.getvalue(), code
-    finally:
-        _COLLECTING = None
-
-
-def emit_set(result, fmt: str, output: Path | None, only: str = "all") -> None:
-    from ..capabilities.ranks.render import one_table, render_set
-
-    if fmt == "parquet":  # the one table `--format csv` writes: per-rank rows and, by default, rank `all`
-        from ..output.render import write_parquet
-        from ..capabilities.visual.outputs import check_parquet_output
-
-        table = one_table(result, only)
-        write_parquet(table, check_parquet_output(output))
-        click.echo(f"wrote {len(table.rows)} rows to {output}", err=True)
-        return
-    text = render_set(result, fmt, only)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        write_output(output, text)
-        click.echo(f"wrote {output}", err=True)
+    with collecting() as reports, contextlib.redirect_stdout(printed):
+        try:
+            body(profile=member, output=None, **kwargs)
+        except click.exceptions.Exit as e:
+            code = e.exit_code
+    fmt = kwargs.get("fmt", "table")
+    results = [r.result.materialize() for r in reports if r.stackable]
+    text = "".join(r.render(fmt, kwargs.get("table")) for r in reports if not r.stackable)
+    return results, text + printed.getvalue(), code or max((r.exit_code for r in reports), default=0)
 
 
 def check_output(output, pset, profiles=()) -> None:
     """-o must not name any input profile (checked before any work)."""
     if output is not None:
-        from ..capabilities.visual.outputs import check_not_input
+        from ..core.files import check_output as check
 
-        check_not_input(output, [*(m.path for m in pset.members), *profiles])
-
-
-def write_output(output, text: str) -> None:
-    """Write -o through a temporary file that replaces it at the end (never half a file)."""
-    from ..capabilities.visual.outputs import atomic_path
-
-    with atomic_path(output) as tmp:
-        Path(tmp).write_text(text)
+        check(output, [*(m.path for m in pset.members), *profiles])

@@ -8,10 +8,8 @@ from pathlib import Path
 import click
 
 from ..core.filters import ATTRIBUTIONS, NAME_KINDS, kernel_filter_from
-from ..output.render import FORMATS, PARQUET, chunks, escape_controls, render, write_parquet
-from ..capabilities.visual.outputs import check_parquet_output
+from ..output.options import output_options, table_option  # noqa: F401 (the commands' one import of options)
 from . import many
-from .outputs import deliver, replacing
 
 # PROFILES...: one profile as always, or several (files, globs, a folder) read as ranks (cli/many.py).
 PROFILE_ARG = many.profiles_argument()
@@ -19,70 +17,11 @@ PROFILE_ARG = many.profiles_argument()
 SINGLE_PROFILE_ARG = click.argument("profile", type=click.Path(path_type=Path, readable=False))
 
 
-def output_options(f):
-    """--format and -o/--output."""
-    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write to FILE instead of standard output.")(f)
-    return click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table",
-                        show_default=True, help="Output format (parquet: a file, give -o FILE.parquet).")(f)
-
-
-def emit(result, fmt: str, output: Path | None, inputs=()) -> None:
-    """Render a Result and write it to stdout or to the file named by -o (a streamed one, batch by batch;
-    parquet: to the file only; in a rank's worker: hand it back)."""
-    if many.collecting() is not None:
-        many.collecting().append(result.materialize())
-        return
-    if fmt == PARQUET:
-        write_parquet(result.materialize(), check_parquet_output(output, inputs))
-        click.echo(f"wrote {len(result.rows)} rows to {output}", err=True)
-        return
-    if output is None and result.batches is not None:  # a long result: to stdout batch by batch
-        for text in chunks(result, fmt):
-            click.echo(text, nl=False)
-        return
-    if result.batches is not None and fmt in STREAMED:  # ... or to the file, batch by batch, replaced when done
-        counted = _counting(result)
-        with replacing(Path(output)) as partial, open(partial, "w") as out:
-            for text in chunks(counted, fmt):
-                out.write(text)
-        click.echo(escape_controls(f"wrote {counted.rows_seen[0]} rows to {output}"), err=True)
-        return
-    result.materialize()  # a file is written whole through a temporary file (deliver)
-    deliver(render(result, fmt), fmt, output, f"{len(result.rows)} rows")
-
-
-STREAMED = ("csv", "json")  # the formats written a batch at a time (render.chunks)
-
-
-def _counting(result):
-    """A copy of a streamed result that counts the rows its batches hand out (in `rows_seen[0]`)."""
-    from dataclasses import replace
-
-    seen = [0]
-
-    def batches():
-        for batch in result.batches:
-            seen[0] += len(batch)
-            yield batch
-
-    counted = replace(result, batches=batches())
-    counted.rows_seen = seen
-    return counted
-
-
 GRAPHS_OPTION = click.option(
     "--graphs", is_flag=True,
     help="Also count whole CUDA graph executions (profiles made with nsys' default --cuda-graph-trace=graph) as "
          "[CUDA graph N] rows; nsys stats leaves them out, and so does this command by default (a note says how "
          "much).")
-
-
-def table_option(default: str, names: str):
-    """--table NAME: the one table `--format csv` writes, for commands with several (JSON keeps them all)."""
-    return click.option("--table", "table", metavar="NAME",
-                        help=f"With --format csv: the table to write ({names}; default {default}). CSV holds one "
-                             "table, JSON every one.")
 
 
 def attribution_options(f):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-# Exit codes, documented in the README.
+# Every exit code of the CLI, here and nowhere else (documented in the README and in `nsys-analytics --help`).
 EXIT_OK = 0
-EXIT_DATA_ERROR = 1
-EXIT_USAGE_ERROR = 2
+EXIT_DATA_ERROR = 1  # a bad or incomplete profile, or missing data
+EXIT_USAGE_ERROR = 2  # options that cannot work together, a name that does not exist
+EXIT_INTERNAL_ERROR = 3  # a bug: one line, and --debug shows the traceback
+EXIT_FINDINGS = 4  # `diagnose --fail-on` met a finding that severe, or `runs gate` a regression
+EXIT_INTERRUPTED = 130  # Ctrl-C
 
 
 class NsysAnalyticsError(Exception):

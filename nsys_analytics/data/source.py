@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core import progress
+from ..core import files, progress
 from ..core.errors import ProfileError
 
 if TYPE_CHECKING:
@@ -45,11 +45,11 @@ def resolve(path: str | os.PathLike) -> Path:
             "or a folder written by `nsys export --type parquetdir`"
         )
     check_regular_file(p, "an nsys SQLite export (`nsys export --type sqlite`) or a .nsys-rep file")
-    _inputs.append(p)
+    files.note_input(p)
     if p.suffix == ".ncu-rep":
         raise not_nsys_error(p)
     read = _exported_report(p) if p.suffix in REPORT_SUFFIXES else readable_export(p)
-    _inputs.append(read)
+    files.note_input(read)
     return read
 
 
@@ -97,10 +97,7 @@ _NOT_A_FILE = {
 
 def inputs() -> list[Path]:
     """Every profile path this process has opened (the path given, and the file read for it)."""
-    return list(_inputs)
-
-
-_inputs: list[Path] = []
+    return files.inputs()
 
 
 def readable_export(p: Path) -> Path:
@@ -212,7 +209,7 @@ def _exported_report(rep: Path) -> Path:
         if done.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
             raise _export_error(rep, nsys, done)
         check_sqlite_file(partial)
-        os.replace(partial, target)
+        files.move_into_place(partial, target)
     _reexported.add(str(target))
     return readable_export(target)
 
@@ -321,7 +318,7 @@ def _copy_marked(p: Path, target: Path) -> None:
         with open(partial, "r+b") as f:
             f.seek(18)
             f.write(b"\x01\x01")
-        os.replace(partial, target)
+        files.move_into_place(partial, target)
 
 
 def _private_copy(p: Path) -> Path:
@@ -339,7 +336,7 @@ def _private_copy(p: Path) -> Path:
     remove_partials(root)
     target = root / f".{p.stem}.{os.getpid()}.{secrets.token_hex(4)}.private.sqlite"
     _copy_marked(p, target)
-    _partials.add(target)
+    files.remove_on_interrupt(target)
     atexit.register(target.unlink, missing_ok=True)
     _private[version] = target
     return target
@@ -390,18 +387,5 @@ def _temporary_beside(target: Path) -> Iterator[Path]:
     except OSError as e:
         raise ProfileError(f"{target.parent}: the cache folder cannot be created ({e.strerror}); set "
                            "NSYS_ANALYTICS_CACHE to a writable folder") from None
-    partial = target.with_name(f".{target.stem}.{os.getpid()}.partial{target.suffix}")
-    _partials.add(partial)
-    try:
+    with files.temporary(target) as partial:
         yield partial
-    finally:
-        partial.unlink(missing_ok=True)
-        _partials.discard(partial)
-
-
-_partials: set[Path] = set()
-
-
-def partial_files() -> list[Path]:
-    """The temporary files in the cache folder being written now (removed if the process must end at once)."""
-    return list(_partials)

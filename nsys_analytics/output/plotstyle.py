@@ -7,13 +7,12 @@ through `label()` first: names come from the profile and may hold control charac
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..core import files
 from ..core.errors import UsageError
 from .render import escape_controls
 
@@ -94,30 +93,14 @@ def _escape_texts(fig) -> None:
 
 
 def save(fig, path: str | Path, option: str = "--plot", dpi: int = DPI) -> Path:
-    """Write `fig` to `path` (format from its suffix, PNG without one) through a temporary file in the same folder,
-    then close the figure. A path that is not a regular file (/dev/null, a FIFO) is written to directly: renaming
-    over it would replace a device with a file."""
+    """Write `fig` to `path` (format from its suffix, PNG without one), whole (core/files.py), then close the
+    figure."""
     path = Path(path)
     _escape_texts(fig)
-    tmp = None
     try:
-        if path.exists() and not path.is_file() and not path.is_dir():  # /dev/null, a FIFO: written to, not replaced
-            with open(path, "wb") as out:
-                fig.savefig(out, format=path.suffix[1:].lower() or "png", dpi=dpi)
-            return path
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file, not mkstemp's 0600
-        with os.fdopen(fd, "wb") as out:
-            fig.savefig(out, format=path.suffix[1:].lower() or None, dpi=dpi)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as e:
-        raise UsageError(f"{option} {path}: cannot be written ({e.strerror})") from e
+        with files.replacing(path, option) as partial, open(partial, "wb") as out:
+            fig.savefig(out, format=path.suffix[1:].lower() or "png", dpi=dpi)
     finally:
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close(fig)
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
     return path

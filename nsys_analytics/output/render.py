@@ -10,7 +10,6 @@ import re
 
 from ..core.errors import MissingDataError, UsageError
 
-FORMATS = ("table", "csv", "json", "markdown")
 MACHINE_FORMATS = ("csv", "json")  # exact bytes; every other format is for people and escapes control characters
 NAME_WIDTH = 128  # long kernel names are shortened to this many characters, in the table format only
 
@@ -253,52 +252,3 @@ def _collapse_templates(name: str, level: int) -> str:
         elif depth < level:
             out.append(ch)
     return "".join(out)
-
-
-PARQUET = "parquet"  # a binary format: written to a file (-o), never to the terminal
-
-
-def write_parquet(result, path) -> None:
-    """Write a Result to `path` as Parquet (DuckDB's writer), through a temporary file beside it, so a reader
-    never sees half a file. Column types come from the values: integers stay integers with NULLs, floats,
-    booleans and text as they are."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    import duckdb
-    import pandas as pd
-
-    path = Path(path)
-    frame = pd.DataFrame({c: pd.array([row[i] for row in result.rows], dtype=_parquet_dtype(result, i))
-                          for i, c in enumerate(result.columns)})
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        con = duckdb.connect()
-        con.register("result_frame", frame)
-        con.execute(f"COPY result_frame TO '{_sql_text(tmp)}' (FORMAT parquet)")
-        con.close()
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-
-
-def _parquet_dtype(result, i: int) -> str:
-    values = [row[i] for row in result.rows if row[i] is not None]
-    if values and all(type(v) is bool for v in values):
-        return "boolean"
-    if values and all(type(v) is int for v in values):
-        return "Int64"
-    if values and all(type(v) in (int, float) for v in values):
-        return "Float64"
-    if all(isinstance(v, str) for v in values):
-        return "string"
-    return "object"
-
-
-def _sql_text(text: str) -> str:
-    return str(text).replace("'", "''")

@@ -1,11 +1,16 @@
-"""The shape of a multi-section text report (`report`, `attention`): titled sections of sentences and tables.
-A section whose input is missing carries the message that says what to do instead. No I/O here."""
+"""A report of titled sections of sentences and tables (`report`, `attention`, `profile`'s headline), and its text:
+table (titled sections), markdown, JSON (every section) or CSV (one table, `--table`). A section whose input is
+missing carries the message that says what to do instead. No I/O here."""
 
 from __future__ import annotations
 
+import json
+import textwrap
 from dataclasses import dataclass, field
 
 from ..core.result import Result
+from .render import _json_value, pick_table, to_csv, to_markdown, to_table
+from .report import Report
 
 
 @dataclass
@@ -28,7 +33,7 @@ class ReportSection:
 
 
 @dataclass
-class TextReport:
+class TextReport(Report):
     title: str
     inputs: list[str]
     sections: list[ReportSection]
@@ -44,3 +49,78 @@ class TextReport:
         for name, key in self.table_sections.items():
             out[name] = made.get(name, self.section(key).missing or "the section has no such table")
         return out
+
+    def render(self, fmt: str, table: str | None = None) -> str:
+        return render_text_report(self, fmt, table)
+
+    def to_dict(self) -> dict:
+        return _doc(self)
+
+
+_WIDTH = 110
+
+
+def render_text_report(report: TextReport, fmt: str = "table", table: str | None = None) -> str:
+    if fmt == "csv":
+        tables = report.tables()
+        return to_csv(pick_table(tables, table, next(iter(tables))))
+    if fmt == "json":
+        return _json(report)
+    if fmt == "markdown":
+        head = f"# {report.title}\n\n" + "".join(f"- {i}\n" for i in report.inputs)
+        return head + "".join(_markdown_section(s) for s in report.sections)
+    head = f"{report.title}\n{'=' * len(report.title)}\n" + "".join(f"  {i}\n" for i in report.inputs)
+    return head + "".join(_text_section(s) for s in report.sections)
+
+
+def _text_section(s: ReportSection) -> str:
+    out = [f"\n{s.title}\n{'-' * len(s.title)}\n"]
+    if s.missing:
+        out.append(_wrap(f"Not available: {s.missing}"))
+    out += [_wrap(line) for line in s.lines]
+    for t in s.tables:
+        out.append(f"\n{t.title}\n\n{to_table(t.result)}")
+    if s.notes:
+        out.append("\n" + "".join(_wrap(n) for n in s.notes))
+    return "".join(out)
+
+
+def _markdown_section(s: ReportSection) -> str:
+    out = [f"\n## {s.title}\n\n"]
+    if s.missing:
+        out.append(f"**Not available:** {s.missing}\n\n")
+    out += [f"{line}\n\n" for line in s.lines]
+    for t in s.tables:
+        out.append(f"**{t.title}**\n\n{to_markdown(t.result)}\n")
+    out += [f"_{n}_\n\n" for n in s.notes]
+    return "".join(out)
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, _WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False) + "\n"
+
+
+def _json(report: TextReport) -> str:
+    return json.dumps(_doc(report), indent=2, default=str) + "\n"
+
+
+def _doc(report: TextReport) -> dict:
+    return {
+        "title": report.title,
+        "inputs": report.inputs,
+        "sections": {s.key: _json_section(s) for s in report.sections},
+    }
+
+
+def _json_section(s: ReportSection) -> dict:
+    return {
+        "title": s.title,
+        "missing": s.missing,
+        "lines": s.lines,
+        "tables": [
+            {"name": t.name, "title": t.title, "rows": [dict(zip(t.result.columns, map(_json_value, r))) for r in t.result.rows],
+             "notes": t.result.notes}
+            for t in s.tables
+        ],
+        "notes": s.notes,
+    }

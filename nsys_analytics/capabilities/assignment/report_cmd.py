@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from .report import ReportOptions, build_report
-from ..attention.attention_cmd import attention_options, format_option, options_from, write_report
+from ..attention.attention_cmd import attention_options, format_option, options_from
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 
 @click.command("report")
@@ -44,4 +45,4 @@ def command(forward_path, train_path, timeit, forward_range, step_range, top, fm
         forward = stack.enter_context(open_profile(forward_path))
         train = stack.enter_context(open_profile(train_path)) if train_path else None
         report = build_report(forward, train, options)
-    write_report(report, fmt, table, output, [p for p in (forward_path, train_path) if p])
+    write(report, fmt, output, table, inputs=[p for p in (forward_path, train_path) if p])

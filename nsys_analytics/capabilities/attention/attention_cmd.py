@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from .flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
 from .report import DEFAULT_MASK_REGEX, AttentionOptions, AttentionRanges, analyze_attention, attention_text_report
 from ...core.filters import ATTRIBUTIONS
-from ...output.render import PARQUET
-from ...output.textreport_render import REPORT_FORMATS, render_text_report
-from ...cli.options import PROFILE_ARG, table_option
-from ...cli.outputs import deliver, write_parquet_tables
+from ...cli.options import PROFILE_ARG, output_options, table_option
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 _DEFAULTS = AttentionRanges()
 _OPTIONS = [
@@ -65,23 +61,10 @@ def options_from(kwargs: dict, step_range: str = "forward") -> AttentionOptions:
 
 
 def format_option(default_table: str, names: str):
-    """--format, --table (the one table of --format csv) and -o."""
+    """--format, -o and --table (the one table of --format csv or parquet)."""
     def decorate(f):
-        f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                         help="Write to FILE instead of standard output.")(f)
-        f = table_option(default_table, names)(f)
-        return click.option("--format", "fmt", type=click.Choice((*REPORT_FORMATS, PARQUET)), default="table",
-                            show_default=True, help="Output format (parquet: -o FILE.parquet, one file per table, "
-                                                    "FILE.<table>.parquet, or the --table alone).")(f)
+        return output_options(table_option(default_table, names)(f))
     return decorate
-
-
-def write_report(report, fmt: str, table: str | None, output: Path | None, inputs=()) -> None:
-    """A TextReport in `fmt` to stdout or -o; parquet: its tables to files."""
-    if fmt == PARQUET:
-        write_parquet_tables(report.tables(), output, inputs, table)
-    else:
-        deliver(render_text_report(report, fmt, table), fmt, output)
 
 
 @click.command("attention")
@@ -105,4 +88,4 @@ def command(profile, fmt, table, output, **kwargs):
     options = options_from(kwargs)
     with open_profile(profile) as p:
         analysis = analyze_attention(p, options)
-    write_report(attention_text_report(analysis), fmt, table, output, [profile])
+    write(attention_text_report(analysis), fmt, output, table, inputs=[profile])

@@ -8,16 +8,15 @@ import click
 
 from .plot import plot_report
 from .ranges import DEFAULT_RANGES
-from .render import render_report
+from .render import BreakdownOutput
 from .report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
 from ..categories.rules import load_rules
 from ...core.errors import UsageError
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
-from ...output.render import PARQUET
 from ..categories.classify_cmd import RULES_OPTION
 from ...cli.options import kernel_filter_options, output_options, table_option
-from ...cli.outputs import deliver, write_parquet_tables
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 
 @click.command("breakdown")
@@ -78,9 +77,6 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, window, s
                 steady = steady_state(p, window, step_range, warmup_range or None)
                 columns.append(summarize(p, rules, kernel_filter, basis, memory_ops=not kernels_only, steady=steady))
         report = build_report(columns, rules, top)
-    if fmt == PARQUET:
-        write_parquet_tables({s.key: s.result for s in report.sections}, output, profiles, table)
-    else:
-        deliver(render_report(report, fmt, table), fmt, output)
+    write(BreakdownOutput(report), fmt, output, table, inputs=profiles)
     if plot is not None:
         click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from ...output.render import _json_value, pick_table, to_csv, to_markdown, to_table
+from ...output.report import Report
 from .report import BreakdownReport
 
 DEFAULT_TABLE = "categories"
@@ -37,3 +38,19 @@ def _json(report: BreakdownReport) -> str:
     }
     doc = {"title": report.title, "basis": report.basis, "sections": sections}
     return json.dumps(doc, indent=2, default=str) + "\n"
+
+
+class BreakdownOutput(Report):
+    """A BreakdownReport as the writer takes it: its sections are its tables (`categories` first)."""
+
+    def __init__(self, report: BreakdownReport):
+        self.report = report
+
+    def tables(self) -> dict:
+        return {s.key: s.result for s in self.report.sections}
+
+    def default_table(self) -> str:
+        return DEFAULT_TABLE
+
+    def render(self, fmt: str, table: str | None = None) -> str:
+        return render_report(self.report, fmt, table)

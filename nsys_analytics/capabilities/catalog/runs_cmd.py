@@ -8,24 +8,17 @@ from pathlib import Path
 import click
 
 from .gate import METRIC_HELP
-from ...core.errors import UsageError
-from ...output.render import FORMATS, PARQUET, render
+from ...core.errors import EXIT_FINDINGS, UsageError
+from ...output.options import output_options
 from ..diff.diff_cmd import diff_options, parse_min_effects, write_report
 from ...cli.rules_option import RULES_OPTION
 
-EXIT_GATE = 4
+EXIT_GATE = EXIT_FINDINGS  # a regression: the same code as a finding that fails CI
 
 DB_OPTION = click.option(
     "--db", metavar="URL", envvar="NSYS_ANALYTICS_DB",
     help="Catalog: an SQLite file path or sqlite:///PATH, or postgresql://user:password@host/db "
          "(default: $NSYS_ANALYTICS_DB, else ~/.local/share/nsys-analytics/runs.db).")
-
-
-def _format_options(f):
-    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write to FILE instead of standard output.")(f)
-    return click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table",
-                        show_default=True, help="Output format (parquet: -o FILE.parquet).")(f)
 
 
 def _open(db, create: bool = False):
@@ -47,21 +40,14 @@ def _tags(items: tuple[str, ...]) -> dict[str, str]:
     return tags
 
 
-def _emit_tables(tables: dict, fmt: str, output: Path | None) -> None:
-    """Each table rendered in `fmt`, one after the other; parquet: one table to FILE, several to
-    FILE.<table>.parquet."""
-    if fmt == PARQUET:
-        from ...cli.outputs import write_parquet_tables
+def _emit_tables(tables: dict, fmt: str, output: Path | None, doc: dict | None = None) -> None:
+    """One table as itself; several one after the other (CSV and Parquet: --table-less, the first; Parquet: each
+    to FILE.<table>.parquet). `doc`: the JSON document, where it says more than the tables."""
+    from ...output.report import TableReport, TablesReport
+    from ...output.write import write
 
-        write_parquet_tables(tables, output, (), next(iter(tables)) if len(tables) == 1 else None)
-        return
-    _emit("\n".join(render(t, fmt) for t in tables.values()), output)
-
-
-def _emit(text: str, output: Path | None) -> None:
-    from ...cli.outputs import emit  # loaded when something is written: runs list starts without the profile stack
-
-    emit(text, output)
+    name, first = next(iter(tables.items()))
+    write(TableReport(first, name) if len(tables) == 1 and doc is None else TablesReport(tables, doc=doc), fmt, output)
 
 
 @click.group("runs")
@@ -132,7 +118,7 @@ def _when(text: str | None) -> datetime | None:
 @click.option("--until", help="Only runs added before this UTC date.")
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="Newest N runs.")
 @DB_OPTION
-@_format_options
+@output_options
 def list_(tag_items, since, until, limit, db, fmt, output):
     """The stored runs, newest first.
 
@@ -151,7 +137,7 @@ def list_(tag_items, since, until, limit, db, fmt, output):
 @command.command("show")
 @click.argument("run_id", type=int)
 @DB_OPTION
-@_format_options
+@output_options
 def show(run_id, db, fmt, output):
     """One run: metadata, tags, profiles and stored findings.
 
@@ -163,15 +149,10 @@ def show(run_id, db, fmt, output):
     from .report import findings_result, run_result
 
     details = run_details(_open(db), run_id)
-    if fmt == "json":
-        import json
-
-        _emit(json.dumps(details, indent=2, default=str) + "\n", output)
-        return
     tables = {"run": run_result(details)}
-    if details["findings"] or fmt == PARQUET:
+    if details["findings"] or fmt == "parquet":
         tables["findings"] = findings_result(details)
-    _emit_tables(tables, fmt, output)
+    _emit_tables(tables, fmt, output, doc=details)
 
 
 @command.command("diff", context_settings={"ignore_unknown_options": True})
@@ -234,7 +215,7 @@ def _run_ids(catalog, items: tuple[str, ...]) -> list[int]:
 @click.option("--limit", type=click.IntRange(min=1), default=1000, show_default=True, help="Newest N runs.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), help="Also draw the series into FILE.png.")
 @DB_OPTION
-@_format_options
+@output_options
 def trend(metric, tag_items, since, limit, plot, db, fmt, output):
     """A metric over the stored runs, oldest first.
 

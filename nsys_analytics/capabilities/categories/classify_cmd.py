@@ -6,9 +6,10 @@ import click
 
 from .classify import classify_kernels
 from .rules import load_rules
-from ...cli.options import PROFILE_ARG, emit, kernel_filter_options, output_options
+from ...cli.options import PROFILE_ARG, kernel_filter_options, output_options
 from ...cli.profiles import open_profile
 from ...cli.rules_option import RULES_OPTION
+from ...output.write import write
 
 
 @click.command("classify")
@@ -31,4 +32,4 @@ def command(profile, unmatched, limit, rules_files, kernel_filter, fmt, output):
     """
     rules = load_rules(rules_files)
     with open_profile(profile) as p:
-        emit(classify_kernels(p, rules, kernel_filter, unmatched, limit), fmt, output, [profile])
+        write(classify_kernels(p, rules, kernel_filter, unmatched, limit), fmt, output, inputs=[profile])

@@ -9,9 +9,9 @@ import click
 from .commands import GRAPH_TRACE, NcuOptions, NsysOptions, Outputs, check_name, default_name
 from .tools import find_tool
 from ...core.errors import UsageError
-from ...output.render import PARQUET
-from ...output.textreport_render import REPORT_FORMATS
-from ...cli.outputs import emit
+from ...cli.options import output_options
+from ...output.report import TableReport
+from ...output.write import parquet_output, write
 from ..catalog.runs_cmd import DB_OPTION, _tags
 
 
@@ -37,10 +37,7 @@ from ..catalog.runs_cmd import DB_OPTION, _tags
                                               "host and GPU.")
 @DB_OPTION
 @click.option("--tag", "tags", multiple=True, metavar="KEY=VALUE", help="With --catalog: one more tag.")
-@click.option("--format", "fmt", type=click.Choice((*REPORT_FORMATS, PARQUET)), default="table", show_default=True,
-              help="Format of the headline.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the headline to FILE instead of standard output.")
+@output_options
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_extra, use_ncu, set_name, kernel,
             count, nvtx_include, ncu_extra, catalog, db, tags, fmt, output, command):
@@ -74,10 +71,8 @@ def command(name, directory, force, trace, cuda_graph_trace, range_name, nsys_ex
     if catalog and use_ncu:
         raise UsageError("--catalog stores Nsight Systems runs; it does not go with --ncu")
     extra_tags = _tags(tags)  # checked before the program runs
-    if fmt == PARQUET:
-        from ..visual.outputs import check_parquet_output
-
-        check_parquet_output(output)
+    if fmt == "parquet":
+        parquet_output(output)  # checked before the program runs
     out = Outputs(directory, check_name(name) if name else default_name(command))
     if use_ncu:
         _ncu(out, NcuOptions(set_name, kernel, count, list(nvtx_include), list(ncu_extra)), command, force, fmt,
@@ -92,18 +87,12 @@ def _nsys(out, options, command, force, fmt, output, catalog_args) -> None:
     from .report import gpu_names, headline
     from .session import collect_nsys
     from .tags import run_tags
-    from ...output.textreport_render import render_text_report
 
     collected = collect_nsys(find_tool("nsys"), options, out, command, force)
     with open_profile(out.sqlite) as profile:
         tags = run_tags(command, Path.cwd(), gpu_names(profile))
         report = headline(profile, [str(f) for f in collected.files], tags)
-    if fmt == PARQUET:
-        from ...cli.outputs import write_parquet_tables
-
-        write_parquet_tables(report.tables(), output)
-    else:
-        emit(render_text_report(report, fmt), output)
+    write(report, fmt, output)
     if catalog_args[0]:
         _add_to_catalog(out.sqlite, tags, *catalog_args[1:])
 
@@ -113,18 +102,12 @@ def _ncu(out, options, command, force, fmt, output) -> None:
     from ..ncu.analysis import Options, analyze
     from ..ncu.report import NcuReport
     from ..ncu.table import to_result
-    from ...output.render import render
 
     collect_ncu(find_tool("ncu"), options, out, command, force)
     with NcuReport(out.ncu_report) as r:
         result = to_result(analyze(r, Options()), "auto")
     click.echo(f"wrote {out.ncu_report}", err=True)
-    if fmt == PARQUET:
-        from ...cli.outputs import write_parquet_tables
-
-        write_parquet_tables({"ncu": result}, output, (), "ncu")
-    else:
-        emit(render(result, fmt), output)
+    write(TableReport(result, "ncu"), fmt, output)
 
 
 def _add_to_catalog(profile: Path, tags: dict[str, str], db: str | None, extra: dict[str, str]) -> None:

@@ -6,15 +6,14 @@ import click
 
 from . import RULES, NsysOptions, Thresholds, Window, diagnose
 from .findings import rank
-from .render import FORMATS, render_report, tables
+from .render import DiagnoseOutput
+from ...core.errors import EXIT_FINDINGS
 from ...core.filters import parse_time_ns
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
-from ...output.render import PARQUET
-from ...cli.options import PROFILE_ARG, table_option
-from ...cli.outputs import deliver, write_parquet_tables
+from ...cli.options import PROFILE_ARG, output_options, table_option
 from ...cli.profiles import open_profile
+from ...output.write import write
 
-EXIT_FINDINGS = 4
 
 
 @click.command("diagnose")
@@ -46,12 +45,9 @@ EXIT_FINDINGS = 4
               help="gpu_time_util and our rules: chunks per GPU span, like nsys' chunks=.")
 @click.option("--short-kernel", "short_kernel_us", type=float, default=10.0, show_default=True,
               help="launch_bound: a kernel shorter than this many microseconds is short.")
-@click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table", show_default=True,
-              help="Output format; csv gives one table (--table): the findings, or an nsys rule's rows as nsys "
-                   "analyze writes them (the default with one --rule of nsys'); parquet: -o FILE.parquet, one "
-                   "file per table (FILE.findings.parquet, FILE.<rule>.parquet) or the --table alone.")
-@table_option("findings", "findings or an nsys rule: gpu_gaps, gpu_time_util, cuda_memcpy_async, ...")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE instead of standard output.")
+@output_options
+@table_option("findings", "findings or an nsys rule's rows as nsys analyze writes them: gpu_gaps, gpu_time_util, "
+                          "cuda_memcpy_async, ...; with one --rule of nsys', that rule's")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]),
               help=f"Exit with code {EXIT_FINDINGS} when a finding is this severe or worse (for CI).")
 def command(profile, rules, start, end, range_name, scope, step_range, warmup_range, warmup_steps, graphs, rows, gap_ms,
@@ -80,20 +76,11 @@ def command(profile, rules, start, end, range_name, scope, step_range, warmup_ra
     with open_profile(profile) as p:
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
                           warmup_range or None, graphs, warmup_steps)
-    if fmt == PARQUET:
-        write_parquet_tables(tables(report), output, [profile], table)
-        for line in report.skipped:
+    if fmt in ("csv", "parquet"):
+        for line in report.skipped:  # the table format prints them; CSV and Parquet hold the tables alone
             click.echo(line, err=True)
-    else:
-        _write_text(report, fmt, table, output)
+    write(DiagnoseOutput(report), fmt, output, table, inputs=[profile])
     worst = report.worst_severity()
     if fail_on and worst and rank(worst) >= rank(fail_on):
         raise click.exceptions.Exit(EXIT_FINDINGS)
 
-
-def _write_text(report, fmt: str, table: str | None, output) -> None:
-    text = render_report(report, fmt, table)
-    if fmt == "csv":
-        for line in report.skipped:  # the table format prints them; CSV holds the table alone
-            click.echo(line, err=True)
-    deliver(text, fmt, output)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from ...output.render import pick_table, render
+from ...output.report import Report
 from ...core.result import Result
 from .report import DiagnoseReport
 
-FORMATS = ("table", "markdown", "json", "csv")
 
 
 def render_report(report: DiagnoseReport, fmt: str, table: str | None = None) -> str:
@@ -66,3 +66,23 @@ def _outcome_text(outcome, fmt: str) -> str:
 
 def _windows(windows: list[tuple[int, int]]) -> str:
     return ", ".join(f"{s / 1e9:.3f}-{e / 1e9:.3f}" for s, e in windows)
+
+
+class DiagnoseOutput(Report):
+    """A DiagnoseReport as the writer takes it: the findings, then each nsys rule run, as tables."""
+
+    def __init__(self, report: DiagnoseReport):
+        self.report = report
+        self.exit_code = 0
+
+    def tables(self) -> dict:
+        return tables(self.report)
+
+    def default_table(self) -> str:
+        return default_table(self.report)
+
+    def to_dict(self) -> dict:
+        return self.report.to_dict()
+
+    def render(self, fmt: str, table: str | None = None) -> str:
+        return render_report(self.report, fmt, table)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from . import ALPHA, ATTRIBUTIONS, TABLES, WINDOWS
-from ...output.render import FORMATS, PARQUET
+from ...output.options import output_options
 from ...cli.rules_option import RULES_OPTION
 
 DEFAULT_LIMIT = 20
@@ -27,11 +27,6 @@ def diff_options(f):
                      help="Rows per table in table/markdown output (0: all); csv and json have all rows."),
         click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
                      help="Also draw the largest kernel and category changes into FILE.png."),
-        click.option("--format", "fmt", type=click.Choice((*FORMATS, PARQUET)), default="table", show_default=True,
-                     help="Output format (parquet: -o FILE.parquet, one file per table, FILE.<table>.parquet, or "
-                          "the one --table)."),
-        click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Write to FILE instead of standard output."),
         click.option("--min-effect", "min_effects", multiple=True, metavar="step|kernel=PCT",
                      help="With one run per side, the smallest change of the step time or of the kernel time per "
                           "step called beyond noise (defaults: step=45, kernel=1, from identical runs; docs/diff.md)."),
@@ -40,7 +35,7 @@ def diff_options(f):
     ]
     for option in reversed(options):
         f = option(f)
-    return f
+    return output_options(f)
 
 
 @click.command("diff", context_settings={"ignore_unknown_options": True})
@@ -113,17 +108,10 @@ def parse_min_effects(items: tuple[str, ...]) -> dict[str, float]:
 
 
 def write_report(report, fmt, tables, limit, output, plot) -> None:
-    if fmt == PARQUET:
-        from ...cli.outputs import write_parquet_tables
+    from .render import DiffOutput
+    from ...output.write import write
 
-        write_parquet_tables(report.tables(), output, (), tables)
-    else:
-        from .render import render_report
-
-        chosen = tuple(tables) or (("kernels",) if fmt == "csv" else TABLES)
-        from ...cli.outputs import emit
-
-        emit(render_report(report, fmt, chosen, limit or None), output)
+    write(DiffOutput(report, tables, limit or None), fmt, output, tables[0] if len(tables) == 1 else None)
     if plot is not None:
         from .plot import plot_report
 

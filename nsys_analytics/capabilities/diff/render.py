@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ...output.render import render
+from ...output.report import Report
 from ...core.result import Result
 from . import TABLES
 
@@ -58,3 +59,30 @@ def format_p(p: float | None) -> str | None:
     if p is None:
         return None
     return "<0.001" if p < 0.001 else f"{p:.2g}"
+
+
+class DiffOutput(Report):
+    """A DiffReport as the writer takes it: the verdict and the `chosen` tables (all by default; CSV: kernels),
+    `limit` rows of each for people."""
+
+    def __init__(self, report: DiffReport, chosen: tuple[str, ...] = (), limit: int | None = None):
+        self.report = report
+        self.chosen = tuple(chosen)
+        self.limit = limit
+
+    def tables(self) -> dict:
+        return self.report.tables()
+
+    def parquet_tables(self) -> dict:
+        tables = self.report.tables()
+        return {k: tables[k] for k in self.chosen} if self.chosen else tables
+
+    def default_table(self) -> str:
+        return "kernels"
+
+    def to_dict(self) -> dict:
+        return self.report.to_dict()
+
+    def render(self, fmt: str, table: str | None = None) -> str:
+        chosen = self.chosen or (("kernels",) if fmt == "csv" else TABLES)
+        return render_report(self.report, fmt, chosen, self.limit)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from .report import info_rows, info_text, profile_info
-from ...core.result import Result
-from ...cli.options import PROFILE_ARG, emit, output_options
-from ...cli.outputs import deliver
+from .report import build
+from ...cli.options import PROFILE_ARG, output_options
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 
 @click.command("info")
@@ -25,13 +22,5 @@ def command(profile, fmt, output):
       nsys-analytics info run.nsys-rep --format json
     """
     with open_profile(profile) as p:
-        info = profile_info(p)
-    if fmt == "table":
-        text = info_text(info)
-    elif fmt == "json":
-        text = json.dumps(info, indent=2, default=str) + "\n"
-    else:
-        columns, rows = info_rows(info)
-        emit(Result(columns, rows), fmt, output, [profile])
-        return
-    deliver(text, fmt, output)
+        report = build(p)
+    write(report, fmt, output, inputs=[profile])

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...core.result import Result
+from ...output.render import render
+from ...output.report import Report
+
 if TYPE_CHECKING:
     from ...data.profile import Profile
 
@@ -108,3 +112,24 @@ def _seconds(ns) -> str:
 
 def _gib(n) -> str:
     return "? GiB" if not n else f"{n / 2**30:,.0f} GiB"
+
+
+class InfoReport(Report):
+    """`info` as a report: the text page for people, the dictionary as JSON, (section, item, value) rows for CSV,
+    markdown and Parquet."""
+
+    def __init__(self, info: dict):
+        self.info = info
+
+    def tables(self) -> dict[str, Result | str]:
+        return {"info": Result(*info_rows(self.info))}
+
+    def to_dict(self) -> dict:
+        return self.info
+
+    def layout(self, fmt: str, table: str | None = None) -> str:
+        return info_text(self.info) if fmt == "table" else render(self.tables()["info"], fmt)
+
+
+def build(profile: "Profile") -> InfoReport:
+    return InfoReport(profile_info(profile))

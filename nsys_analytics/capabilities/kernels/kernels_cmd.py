@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from .report import kernel_summary
-from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, emit, kernel_filter_options, output_options
+from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, kernel_filter_options, output_options
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 
 @click.command("kernels")
@@ -28,4 +29,4 @@ def command(profile, limit, by_launch_config, kernel_filter, graphs, fmt, output
       nsys-analytics kernels run.sqlite --by-launch-config --format markdown
     """
     with open_profile(profile) as p:
-        emit(kernel_summary(p, kernel_filter, by_launch_config, limit, graphs), fmt, output, [profile])
+        write(kernel_summary(p, kernel_filter, by_launch_config, limit, graphs), fmt, output, inputs=[profile])

@@ -11,7 +11,8 @@ from .analysis import AGGREGATIONS, COMBINE, GROUP_BY, Options, analyze
 from .expr import parse_derive
 from .report import NcuReport
 from .table import UNITS, to_result
-from ...cli.options import emit, output_options
+from ...cli.options import output_options
+from ...output.write import write
 
 PLOT_IMPLIES_NVTX = "--plot and --normalize-against compare annotations"
 
@@ -76,7 +77,7 @@ def command(report, metrics, group_by, agg, derive, config_regex, combine, norma
     )
     with NcuReport(report) as r:
         if list_metrics:
-            emit(r.run_file("ncu", "metric_catalog"), fmt, output)
+            write(r.run_file("ncu", "metric_catalog"), fmt, output)
             return
         analysis = analyze(r, options)
         if nsys_profile:
@@ -85,7 +86,7 @@ def command(report, metrics, group_by, agg, derive, config_regex, combine, norma
             add_columns(analysis, join_nsys(r, nsys_profile))
     if plot_path:
         _plot(analysis, plot_path, plot_x, plot_y)
-    emit(to_result(analysis, units), fmt, output)
+    write(to_result(analysis, units), fmt, output)
 
 
 def _derived(spec: str) -> tuple[str, str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from .report import nvtx_summary
-from ...cli.options import PROFILE_ARG, emit, output_options
+from ...cli.options import PROFILE_ARG, output_options
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 
 @click.command("nvtx")
@@ -24,4 +25,4 @@ def command(profile, fmt, output):
       nsys-analytics nvtx run.sqlite --format csv -o nvtx_sum.csv
     """
     with open_profile(profile) as p:
-        emit(nvtx_summary(p), fmt, output, [profile])
+        write(nvtx_summary(p), fmt, output, inputs=[profile])

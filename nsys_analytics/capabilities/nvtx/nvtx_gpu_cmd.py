@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from .report import nvtx_gpu_projection, nvtx_gpu_projection_summary
-from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
+from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, output_options
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 
 @click.command("nvtx-gpu")
@@ -30,6 +31,6 @@ def command(profile, trace, attribution, exclusive, graphs, fmt, output):
     """
     with open_profile(profile) as p:
         if trace:
-            emit(nvtx_gpu_projection(p, attribution, exclusive, graphs, stream=True), fmt, output, [profile])
+            write(nvtx_gpu_projection(p, attribution, exclusive, graphs, stream=True), fmt, output, inputs=[profile])
         else:
-            emit(nvtx_gpu_projection_summary(p, attribution, exclusive, graphs), fmt, output, [profile])
+            write(nvtx_gpu_projection_summary(p, attribution, exclusive, graphs), fmt, output, inputs=[profile])

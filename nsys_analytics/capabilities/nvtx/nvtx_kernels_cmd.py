@@ -6,8 +6,9 @@ import click
 
 from ...core.filters import NAME_KINDS
 from .report import nvtx_kernel_summary, nvtx_range_instances
-from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, emit, output_options
+from ...cli.options import GRAPHS_OPTION, PROFILE_ARG, attribution_options, output_options
 from ...cli.profiles import open_profile
+from ...output.write import write
 
 
 @click.command("nvtx-kernels")
@@ -39,4 +40,4 @@ def command(profile, name_kind, attribution, exclusive, per_instance, graphs, fm
             result = nvtx_range_instances(p, attribution, exclusive)
         else:
             result = nvtx_kernel_summary(p, attribution, exclusive, name_kind, graphs)
-        emit(result, fmt, output, [profile])
+        write(result, fmt, output, inputs=[profile])

@@ -8,7 +8,8 @@ from ...data import sql_files
 from ...core.errors import UsageError
 from ...core.result import Result
 from ...data.schema_objects import PUBLIC_VIEWS
-from ...cli.options import emit, output_options
+from ...cli.options import output_options
+from ...output.write import write
 
 
 @click.command("schema")
@@ -33,4 +34,4 @@ def command(view, fmt, output):
         sql = sql_files.read("views", view)
         result = Result(["column", "description"], [(c.name, c.doc) for c in sql_files.view_columns(view)])
         result.notes.extend(line for line in sql.header if not line.startswith("Extends:"))
-    emit(result, fmt, output)
+    write(result, fmt, output)

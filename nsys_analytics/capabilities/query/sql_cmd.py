@@ -9,8 +9,9 @@ import click
 from ...data import sql_guard
 from ...data.cache.folder import cache_dir
 from ...core.errors import QueryError, UsageError
-from ...cli.options import SINGLE_PROFILE_ARG, emit, output_options
+from ...cli.options import SINGLE_PROFILE_ARG, output_options
 from ...cli.profiles import open_any as open_profile
+from ...output.write import write
 
 
 @click.command("sql")
@@ -48,8 +49,8 @@ def command(profile, query, query_file, params, attachments, fmt, output):
             p.prepare(" ".join([text, *reads.objects]))
         sql_guard.lock(p.con, [*reads.files, *_profile_files(p)], [cache_dir()])
         try:
-            emit(p.sql(text, {name: _typed(value) for name, value in params}, stream=True, own=True), fmt, output,
-                 [profile])
+            write(p.sql(text, {name: _typed(value) for name, value in params}, stream=True, own=True), fmt, output,
+                  inputs=[profile])
         except QueryError as e:
             if "Permission Error" not in str(e):
                 raise

@@ -8,8 +8,10 @@ import click
 import pandas as pd
 
 from ...data.engine import make_engine
-from ...cli.many import check_output, emit_set, set_options
+from .render import SetOutput
+from ...cli.many import check_output, set_options
 from ...cli.options import output_options
+from ...output.write import write
 
 
 @click.command("nccl")
@@ -52,7 +54,7 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, 
             result = sets.nccl_summary_set(pset, by)
     finally:
         engine.close()
-    emit_set(result, fmt, output, only or "all")
+    write(SetOutput(result, only or "all"), fmt, output, inputs=profiles)
 
 
 def _plain(v):

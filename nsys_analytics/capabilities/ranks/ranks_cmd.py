@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
+from .render import RanksOutput
+from ...cli.many import check_output
 from ...data.engine import SCHEDULER_ENV, make_engine
-from ...output.render import render, to_json
-from ...cli.many import check_output, write_output
-from ...cli.options import output_options
+from ...output.options import output_options
+from ...output.write import write
 
 
 @click.command("ranks")
@@ -40,7 +39,6 @@ def command(profiles, scheduler, jobs, skip_bad, table, strict, fmt, output):
     """
     from ...core.errors import ProfileError
     from ...data.profile_set import ProfileSet
-    from . import report as ranks_report
     from .sets import ranks_report as build
 
     engine = make_engine(scheduler, jobs)
@@ -54,37 +52,5 @@ def command(profiles, scheduler, jobs, skip_bad, table, strict, fmt, output):
         report = build(pset)
     finally:
         engine.close()
-    tables = ranks_report.tables(report, [table] if table else _DEFAULT[fmt if fmt in _DEFAULT else "table"])
     head = [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *report.notes]
-    text = _render(tables, head, fmt, table)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        write_output(output, text)
-        click.echo(f"wrote {output}", err=True)
-
-
-# The tables each format shows without --table: the collectives (a row per NCCL kernel and rank) only on request.
-_DEFAULT = {"table": ("findings", "summary", "phases", "steps"), "csv": ("summary",),
-            "json": ("summary", "steps", "phases", "findings")}
-
-
-def _render(tables, head, fmt, only) -> str:
-    if fmt == "json":
-        out = {name: json.loads(to_json(t)) for name, t in tables.items()}
-        out["notes"] = head
-        return json.dumps(out if only is None else {only: out[only]}, indent=2, default=str) + "\n"
-    if fmt == "csv":
-        return render(tables[only or "summary"], "csv")
-    names = [only] if only else list(_DEFAULT["table"])
-    titles = {"findings": "Findings", "summary": "Per rank (mean per steady step)",
-              "phases": "NVTX ranges inside a step (mean per steady step)", "steps": "Per rank and step",
-              "collectives": "Collective instances"}
-    parts = [] if only else ["".join(f"_{h}_\n" if fmt == "markdown" else f"{h}\n" for h in head) + "\n"]
-    for name in names:
-        t = tables[name]
-        if name == "findings" and fmt == "table" and t.rows:
-            parts.append("Findings\n" + "".join(f"  [{s}] {m}\n" for s, m in t.rows) + "\n")
-            continue
-        parts.append((f"## {titles[name]}\n\n" if fmt == "markdown" else f"{titles[name]}\n") + render(t, fmt) + "\n")
-    return "".join(parts)
+    write(RanksOutput(report, head, table), fmt, output, table, inputs=profiles)

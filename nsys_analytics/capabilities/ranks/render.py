@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ...output.render import render, to_json
+from ...output.report import Report
 
 SET_TABLES = ("all", "combined", "ranks")
 
@@ -47,3 +48,66 @@ def one_table(result, table: str):
         values = dict(zip(combined.columns, row))
         rows.append(tuple("all" if c == "rank" else values.get(c) for c in columns))
     return Result(columns, rows, headers=ranks.headers)
+
+
+# The tables each format shows without --table: the collectives (a row per NCCL kernel and rank) only on request.
+RANKS_DEFAULT = {"table": ("findings", "summary", "phases", "steps"), "csv": ("summary",),
+                 "json": ("summary", "steps", "phases", "findings")}
+RANKS_TITLES = {"findings": "Findings", "summary": "Per rank (mean per steady step)",
+                "phases": "NVTX ranges inside a step (mean per steady step)", "steps": "Per rank and step",
+                "collectives": "Collective instances"}
+
+
+class RanksOutput(Report):
+    """The `ranks` report as the writer takes it: its notes (`head`), then the findings and tables; `only` the one
+    table --table names (the collectives only when named: a row per NCCL kernel and rank)."""
+
+    def __init__(self, report, head: list[str], only: str | None = None):
+        self.report = report
+        self.head = head
+        self.only = only
+
+    def tables(self) -> dict:
+        from .report import tables
+
+        return tables(self.report, [self.only] if self.only else RANKS_DEFAULT["json"])
+
+    def default_table(self) -> str:
+        return self.only or "summary"
+
+    def to_dict(self) -> dict:
+        out = {name: json.loads(to_json(t)) for name, t in self.tables().items()}
+        out["notes"] = self.head
+        return out if self.only is None else {self.only: out[self.only]}
+
+    def layout(self, fmt: str, table: str | None = None) -> str:
+        tables = self.tables()
+        names = [self.only] if self.only else list(RANKS_DEFAULT["table"])
+        parts = [] if self.only else ["".join(f"_{h}_\n" if fmt == "markdown" else f"{h}\n" for h in self.head) + "\n"]
+        for name in names:
+            t = tables[name]
+            if name == "findings" and fmt == "table" and t.rows:
+                parts.append("Findings\n" + "".join(f"  [{s}] {m}\n" for s, m in t.rows) + "\n")
+                continue
+            title = RANKS_TITLES[name]
+            parts.append((f"## {title}\n\n" if fmt == "markdown" else f"{title}\n") + render(t, fmt) + "\n")
+        return "".join(parts)
+
+
+class SetOutput(Report):
+    """A SetResult (a command over many ranks) as the writer takes it: `table` all (per-rank rows and the combined
+    ones as rank `all`, the default), combined or ranks; CSV and Parquet hold that one table."""
+
+    def __init__(self, result, table: str = "all"):
+        self.result = result
+        self.table = table
+        self.exit_code = 0
+
+    def tables(self) -> dict:
+        return {self.table: one_table(self.result, self.table)}
+
+    def to_dict(self) -> dict:
+        return json.loads(render_set(self.result, "json", self.table))
+
+    def render(self, fmt: str, table: str | None = None) -> str:
+        return render_set(self.result, fmt, self.table)

@@ -8,7 +8,7 @@ import click
 
 from ..categories import load_rules
 from ...core.errors import UsageError
-from .outputs import atomic_path, check_not_input
+from ...core.files import check_output, replacing
 from .parquet import export_parquet
 from .perfetto import TraceWriter
 from .window import resolve
@@ -47,16 +47,16 @@ def command(profiles, target, output, window, rules_files):
     if target == "parquet":
         if len(profiles) > 1:
             raise UsageError("--to parquet exports one profile per folder; run it once per profile")
-        check_not_input(output, profiles, folder=True)
+        check_output(output, profiles, folder=True)
         with open_profile(profiles[0]) as p:
             rows = export_parquet(p, output, resolve_window(p, window))
         click.echo(f"wrote {len(rows)} views ({sum(rows.values()):,} rows) to {output}/", err=True)
         return
-    output = check_not_input(output, profiles)
+    output = check_output(output, profiles)
     if not (output.name.endswith(".json") or output.name.endswith(".json.gz")):
         raise UsageError(f"-o {output}: give a file name ending in .json or .json.gz")
     rules = load_rules(rules_files)
-    with atomic_path(output) as tmp, TraceWriter(tmp, compress=output.name.endswith(".gz")) as writer:
+    with replacing(output) as tmp, TraceWriter(tmp, compress=output.name.endswith(".gz")) as writer:
         for i, path in enumerate(profiles):
             with open_profile(path) as p:
                 label = f"{path.stem}: " if len(profiles) > 1 else ""

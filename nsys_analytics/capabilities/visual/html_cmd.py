@@ -12,7 +12,7 @@ from ..categories import load_rules
 from ...core.errors import SectionsFailed, UsageError
 from .html import Page, profile_view
 from .html_render import render_page
-from .outputs import atomic_path, check_not_input
+from ...core.files import check_output, replacing
 from ..attention.attention_cmd import attention_options, options_from
 from ..categories.classify_cmd import RULES_OPTION
 from ...cli.profiles import open_profile
@@ -49,7 +49,7 @@ def command(profiles, forward_path, train_path, timeit, output, rules_files, **k
         raise UsageError("--train needs --forward (the forward-only profile of the pair)")
     if output.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"-o {output}: give a file name ending in .html")
-    output = check_not_input(output, paths)
+    output = check_output(output, paths)
     rules = load_rules(rules_files)
     with ExitStack() as stack:
         opened = {p: stack.enter_context(open_profile(p)) for p in paths}
@@ -60,7 +60,7 @@ def command(profiles, forward_path, train_path, timeit, output, rules_files, **k
             assignment = build_report(opened[forward_path], opened.get(train_path), options)
     title = f"nsys-analytics: {', '.join(p.name for p in paths)}"
     page = render_page(Page(title, rules.category_names, views, assignment))
-    with atomic_path(output) as tmp:
+    with replacing(output) as tmp:
         tmp.write_text(page, encoding="utf-8")
     click.echo(f"wrote {output} ({len(page) / 1e6:.1f} MB)", err=True)
     failed = [f"{v.label}: {key} ({why})" for v in views for key, why in v.failed.items()]

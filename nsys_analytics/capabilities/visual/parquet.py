@@ -4,12 +4,10 @@ into a new folder that appears whole or not at all."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...core import files
 from ...core.errors import UsageError
 from ...data.schema_objects import PUBLIC_VIEWS
 from .window import WHOLE_PROFILE, TimeWindow
@@ -36,19 +34,11 @@ def export_parquet(profile: Profile, folder: str | Path, window: TimeWindow, vie
     """Write `views` of `profile` to FOLDER/<view>.parquet; return {view: rows}. Timed views keep the rows that
     overlap `window` (all rows for the whole profile)."""
     folder = check_target(folder)
-    parent = folder.absolute().parent
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=parent))
-    try:
+    with files.replacing_folder(folder) as tmp:
         rows = {view: _write_view(profile, view, tmp / f"{view}.parquet", window) for view in views}
         manifest = {"profile": str(profile.path), "views": rows, "window_ns": None if window.source == WHOLE_PROFILE
                     else [window.start_ns, window.end_ns]}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
-        os.chmod(tmp, 0o777 & ~_umask())
-        _replace_folder(tmp, folder)
-    except OSError as e:
-        raise UsageError(f"-o {folder}: cannot be written ({e.strerror})") from e
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
 
@@ -59,20 +49,3 @@ def _write_view(profile: Profile, view: str, path: Path, window: TimeWindow) -> 
     target = str(path).replace("'", "''")
     result = profile.sql(f"COPY (SELECT * FROM {view}{where}) TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
     return int(result.rows[0][0]) if result.rows else 0
-
-
-def _replace_folder(new: Path, folder: Path) -> None:
-    """Move `new` into place; an earlier export at `folder` is moved aside first and removed after."""
-    old = None
-    if folder.exists():
-        old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
-        os.replace(folder, old)
-    os.replace(new, folder)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

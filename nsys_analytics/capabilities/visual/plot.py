@@ -14,7 +14,7 @@ from pathlib import Path
 from ...output import plotstyle
 from ...core.errors import UsageError
 from .canvas import Canvas, Text, fit, png_bytes, svg_text, text_width
-from .outputs import atomic_path
+from ...core.files import replacing
 from .timeline import API_COLOR_KEYS, Timeline
 
 FORMATS = (".png", ".svg")
@@ -76,7 +76,7 @@ def plot_timeline(timeline: Timeline, path: str | Path, option: str = "-o") -> P
     path = check_path(path, option)
     canvas = draw(timeline)
     data = svg_text(canvas).encode() if path.suffix.lower() == ".svg" else png_bytes(canvas)
-    with atomic_path(path, option) as tmp:
+    with replacing(path, option) as tmp:
         tmp.write_bytes(data)
     return path
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..categories import load_rules
-from .outputs import check_not_input
+from ...core.files import check_output
 from .plot import check_path, data_width_px, plot_timeline
 from .timeline import build_timeline
 from ..categories.classify_cmd import RULES_OPTION
@@ -38,7 +38,7 @@ def command(profile, window, output, no_api, no_nvtx, rules_files):
       nsys-analytics timeline train.sqlite --range forward --instance 2 -o fwd2.png
       nsys-analytics timeline big.sqlite --start 2.5s --end 2.51s -o ten_ms.png
     """
-    output = check_path(check_not_input(output, [profile]))
+    output = check_path(check_output(output, [profile]))
     with open_profile(profile) as p:
         timeline = build_timeline(p, window, rules=load_rules(rules_files), width_px=data_width_px(),
                                   api=not no_api, nvtx=not no_nvtx)

@@ -16,7 +16,7 @@ from pathlib import Path
 from ...core import progress
 from . import layout
 from .facts import stat_key
-from .orphans import pid_alive
+from ...core.files import pid_alive
 
 _TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[.wal]
 

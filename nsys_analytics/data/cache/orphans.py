@@ -3,9 +3,10 @@ process id in their names and removed."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
+
+from ...core.files import pid_alive
 
 # What this package's writers in the cache folder name their temporary files: `.<name>.<pid>[.<token>].partial<sfx>`
 # (a copy, an export or a remembered result being written) and `.<name>.<pid>.<token>.private.sqlite` (a --no-cache
@@ -23,13 +24,3 @@ def remove_partials(folder: Path) -> None:
         m = _OURS.match(path.name)
         if m and not pid_alive(int(m.group(1))):
             path.unlink(missing_ok=True)
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -1,0 +1,27 @@
+"""The output options of every command, declared once: --format, -o/--output and --table (output/write.py writes
+what they ask for). Light to import: `runs list` and `--help` load no profile machinery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .write import FORMATS
+
+
+def output_options(f):
+    """--format and -o/--output: the one declaration of both, for every command (output/write.py writes them)."""
+    f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write to FILE instead of standard output.")(f)
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                        help="Output format (parquet: a file, give -o FILE.parquet; a command of several tables writes "
+                             "FILE.<table>.parquet for each, or FILE alone with --table).")(f)
+
+
+def table_option(default: str, names: str):
+    """--table NAME: the one table `--format csv` (or parquet) writes, for commands with several (JSON keeps them
+    all)."""
+    return click.option("--table", "table", metavar="NAME",
+                        help=f"With --format csv or parquet: the table to write ({names}; default {default}). CSV "
+                             "holds one table, JSON every one.")
