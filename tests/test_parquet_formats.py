@@ -157,3 +157,20 @@ def test_profile_writes_its_headline_tables(fake, tmp_path):  # noqa: F811
     result = fake.run("profile", "--dir", str(fake.out), "--force", "--format", "csv", "--", *program(tmp_path))
     kernels = pd.read_parquet(tmp_path / "h.kernels.parquet")
     assert str(kernels["name"].iloc[0]) in result.stdout
+
+
+def test_ranks_writes_parquet_tables_not_text(tmp_path):
+    """`ranks R0 R1 --format parquet -o r.parquet` wrote a text table into r.parquet (DuckDB: "No magic bytes
+    found"); it writes each table to r.<table>.parquet, or r.parquet alone with --table, like every command of
+    several tables, each equal to its CSV."""
+    ranks = sorted(str(p) for p in (PROFILES.parent / "ranks" / "ddp_straggler").glob("*.sqlite"))
+    run("ranks", *ranks, "--format", "parquet", "-o", tmp_path / "r.parquet")
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"r.summary.parquet", "r.steps.parquet", "r.phases.parquet", "r.findings.parquet"} <= names
+    assert "r.parquet" not in names
+    for table in ("summary", "steps"):
+        csv_text = run("ranks", *ranks, "--format", "csv", "--table", table).stdout
+        csv_text = csv_text[csv_text.index("rank,"):]  # the lines before the table went to stderr
+        assert same_table(tmp_path / f"r.{table}.parquet", csv_text) == len(ranks) * (1 if table == "summary" else 6)
+    run("ranks", *ranks, "--format", "parquet", "--table", "collectives", "-o", tmp_path / "c.parquet")
+    assert len(pd.read_parquet(tmp_path / "c.parquet")) > 0

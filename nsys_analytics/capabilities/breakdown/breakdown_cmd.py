@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 
 import click
@@ -9,10 +10,10 @@ import click
 from .plot import plot_report
 from .ranges import DEFAULT_RANGES
 from .render import BreakdownOutput
-from .report import BASES, DEFAULT_TOP, build_report, summarize, summarize_ranges
+from .report import BASES, DEFAULT_TOP, breakdown_report
 from ..categories.rules import load_rules
 from ...core.errors import UsageError
-from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS, steady_state
+from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
 from ..categories.classify_cmd import RULES_OPTION
 from ...cli.options import kernel_filter_options, output_options, table_option
 from ...cli.profiles import open_profile
@@ -65,18 +66,11 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, window, s
     if by and len(profiles) > 1:
         raise UsageError("--by range breaks down one profile; give one")
     rules = load_rules(rules_files)
-    if by == "range":
-        names = [n.strip() for item in range_names for n in item.split(",") if n.strip()]
-        with open_profile(profiles[0]) as p:
-            columns = summarize_ranges(p, rules, kernel_filter, basis, not kernels_only, names or None)
-        report = build_report(columns, rules, None, f"{profiles[0].stem} by NVTX range")
-    else:
-        columns = []
-        for path in profiles:
-            with open_profile(path) as p:
-                steady = steady_state(p, window, step_range, warmup_range or None)
-                columns.append(summarize(p, rules, kernel_filter, basis, memory_ops=not kernels_only, steady=steady))
-        report = build_report(columns, rules, top)
+    names = [n.strip() for item in range_names for n in item.split(",") if n.strip()]
+    with ExitStack() as stack:
+        opened = [stack.enter_context(open_profile(path)) for path in profiles]
+        report = breakdown_report(opened, basis, rules, top, not kernels_only, by, names or None, window,
+                                  step_range, warmup_range or None, kernel_filter)
     write(BreakdownOutput(report), fmt, output, table, inputs=profiles)
     if plot is not None:
         click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)

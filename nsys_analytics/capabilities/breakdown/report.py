@@ -23,7 +23,7 @@ from ..categories.data import NameTime, name_times, require_kernels, with_counts
 from ..categories.rules import MATMUL, RuleSet
 from ...core.errors import UsageError
 from ...core.filters import KernelFilter
-from ..nvtx.steady import Steady, Warmup, steady_state
+from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, Steady, Warmup, steady_state
 from ...core.result import Result
 from .data import window_ns
 from .ranges import check_ranges, heaviest_ranges, range_name_times, range_spans, range_windows
@@ -327,6 +327,7 @@ LEVELS = {"category": "categories", "group": "rollup", "kernel": "top"}
 def breakdown_report(
     profiles: Sequence[Profile], basis: str = "kernel", rules=None, top: int = DEFAULT_TOP,
     memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None, window: str = "steady",
+    step_range: str = STEP_RANGE, warmup_range: str | None = WARMUP_RANGE, kernel_filter: KernelFilter | None = None,
     **filters,
 ) -> BreakdownReport:
     """The breakdown of one profile, of several side by side (e.g. inference, training), or with
@@ -334,12 +335,14 @@ def breakdown_report(
     open longest).
 
     `rules`: path(s) of TOML rule files merged over the built-in ones, or a `RuleSet`.
-    Filters as in `Profile.kernel_summary` (name_kind, device, stream, pid, start_ns, end_ns, match).
+    Filters as in `Profile.kernel_summary` (name_kind, device, stream, pid, start_ns, end_ns, match), or one
+    `kernel_filter`. The steady state (window="steady"): the `step_range` ranges after `warmup_range`.
+    `nsys-analytics breakdown` is this function.
     """
     from ..categories.rules import load_rules
 
     ruleset = rules if isinstance(rules, RuleSet) else load_rules(rules)
-    kernel_filter = KernelFilter(**filters)
+    kernel_filter = kernel_filter or KernelFilter(**filters)
     if by not in (None, "range"):
         raise UsageError(f"by {by!r}: the only grouping is 'range'")
     if by == "range":
@@ -347,8 +350,8 @@ def breakdown_report(
             raise UsageError("--by range breaks down one profile; give one")
         columns = summarize_ranges(profiles[0], ruleset, kernel_filter, basis, memory_ops, ranges)
         return build_report(columns, ruleset, None, f"{profiles[0].path.stem} by NVTX range")
-    columns = [summarize(p, ruleset, kernel_filter, basis, memory_ops, steady=steady_state(p, window))
-               for p in profiles]
+    columns = [summarize(p, ruleset, kernel_filter, basis, memory_ops,
+                         steady=steady_state(p, window, step_range, warmup_range)) for p in profiles]
     return build_report(columns, ruleset, top)
 
 
