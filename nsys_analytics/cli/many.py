@@ -168,6 +168,8 @@ def diagnose_set(pset, module: str, options: dict):
         scope = f"the steady state: the detected steps' span, {kwargs['start']} to {kwargs['end']}"
     per_rank = run_body_per_rank(pset, module, kwargs)
     findings = ranks_render.tables(report, ["findings"])["findings"]
+    if not isinstance(per_rank, RankTexts):  # CSV: one table, the cross-rank findings first as rank `all`
+        return _with_cross_rank_rows(per_rank, findings)
     fmt = options.get("fmt", "table")
     if fmt == "json":
         import json
@@ -178,11 +180,22 @@ def diagnose_set(pset, module: str, options: dict):
         lines = [f"Across ranks ({len(pset)} ranks, rank ids from the {pset.rank_source}); each rank below covers "
                  f"{scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
         text = "\n".join(lines) + "\n"
-    sections = [("all", "cross-rank findings", text)]
-    if isinstance(per_rank, RankTexts):
-        sections += per_rank.sections
-        return RankTexts(sections, per_rank.exit_code)
-    return RankTexts(sections)
+    return RankTexts([("all", "cross-rank findings", text), *per_rank.sections], per_rank.exit_code)
+
+
+def _with_cross_rank_rows(per_rank, findings: Result):
+    """The findings table of every rank with the cross-rank findings (straggler, waits) as rank `all` rows."""
+    table = per_rank.ranks
+    if "summary" not in table.columns:  # --table names one nsys rule's rows: those alone
+        return per_rank
+    at = {c: i for i, c in enumerate(table.columns)}
+    rows = []
+    for severity, message in findings.rows:
+        row = [None] * len(table.columns)
+        row[at["rank"]], row[at["severity"]], row[at["rule"]], row[at["summary"]] = "all", severity, "ranks", message
+        rows.append(tuple(row))
+    table.rows[:0] = rows
+    return per_rank
 
 
 class RankTexts(Report):
@@ -237,7 +250,7 @@ def run_body_per_rank(pset, module: str, kwargs: dict):
     if not tables:
         tables = [Result(["rank"], [])]
     notes = ["No combined table for this command: one table with every rank's rows (column `rank`)."]
-    return SetResult(None, tables[0], notes + tables[0].notes)
+    return SetResult(None, tables[0], notes + tables[0].notes, max(code for _r, _t, code in per_rank))
 
 
 def _portable(kwargs: dict) -> dict:
@@ -259,9 +272,10 @@ def _run_body(member, module: str, kwargs: dict) -> tuple[list[Result], str, int
             body(profile=member, output=None, **kwargs)
         except click.exceptions.Exit as e:
             code = e.exit_code
-    fmt = kwargs.get("fmt", "table")
-    results = [r.result.materialize() for r in reports if r.stackable]
-    text = "".join(r.render(fmt, kwargs.get("table")) for r in reports if not r.stackable)
+    fmt, table = kwargs.get("fmt", "table"), kwargs.get("table")
+    stacked = [(r, r.stack_table(fmt, table)) for r in reports]
+    results = [t for _r, t in stacked if t is not None]
+    text = "".join(r.render(fmt, table) for r, t in stacked if t is None)
     return results, text + printed.getvalue(), code or max((r.exit_code for r in reports), default=0)
 
 

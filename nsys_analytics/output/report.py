@@ -17,7 +17,6 @@ from .render import _json_value, pick_table, render, to_csv
 
 class Report:
     exit_code = 0  # what the command exits with once the report is written (diagnose --fail-on: 4)
-    stackable = False  # one table whose rows stack across ranks under a `rank` column (TableReport)
 
     def tables(self) -> dict[str, Result | str]:
         raise NotImplementedError
@@ -25,6 +24,11 @@ class Report:
     def default_table(self) -> str:
         """The table CSV and Parquet write without --table."""
         return next(iter(self.tables()))
+
+    def stack_table(self, fmt: str, table: str | None = None) -> Result | None:
+        """Over many ranks: the table whose rows stack under a `rank` column in `fmt`, or None where the report
+        is text per rank (its own layout, each under its rank's heading)."""
+        return None
 
     def parquet_tables(self) -> dict[str, Result | str]:
         """The tables `--format parquet` writes without --table: one goes to FILE, several to FILE.<name>.parquet."""
@@ -59,14 +63,15 @@ def records(result: Result) -> list[dict]:
 class TableReport(Report):
     """One table: a query's rows (streamed in batches where the Result is), JSON as a list of records."""
 
-    stackable = True
-
     def __init__(self, result: Result, name: str = "rows"):
         self.result = result
         self.name = name
 
     def tables(self) -> dict[str, Result | str]:
         return {self.name: self.result.materialize()}
+
+    def stack_table(self, fmt: str, table: str | None = None) -> Result:
+        return self.result.materialize()
 
     def to_dict(self) -> list:
         return records(self.result.materialize())

@@ -84,5 +84,9 @@ class DiagnoseOutput(Report):
     def to_dict(self) -> dict:
         return self.report.to_dict()
 
+    def stack_table(self, fmt: str, table: str | None = None) -> Result | None:
+        """CSV over ranks: one table, every rank's findings (or --table's rows) under a `rank` column."""
+        return pick_table(self.tables(), table, self.default_table()) if fmt == "csv" else None
+
     def render(self, fmt: str, table: str | None = None) -> str:
         return render_report(self.report, fmt, table)

@@ -127,6 +127,9 @@ class InfoReport(Report):
     def to_dict(self) -> dict:
         return self.info
 
+    def stack_table(self, fmt: str, table: str | None = None) -> Result | None:
+        return None if fmt in ("table", "json") else self.tables()["info"]
+
     def layout(self, fmt: str, table: str | None = None) -> str:
         return info_text(self.info) if fmt == "table" else render(self.tables()["info"], fmt)
 

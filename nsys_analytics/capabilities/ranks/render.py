@@ -101,7 +101,7 @@ class SetOutput(Report):
     def __init__(self, result, table: str = "all"):
         self.result = result
         self.table = table
-        self.exit_code = 0
+        self.exit_code = result.exit_code
 
     def tables(self) -> dict:
         return {self.table: one_table(self.result, self.table)}

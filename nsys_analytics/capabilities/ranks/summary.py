@@ -31,6 +31,7 @@ class SetResult:
     combined: Result | None
     ranks: Result
     notes: list[str] = field(default_factory=list)
+    exit_code: int = 0  # the highest of the ranks' (a command's own body run per rank: diagnose --fail-on)
 
     def tables(self) -> dict[str, Result]:
         out = {"combined": self.combined} if self.combined is not None else {}
