@@ -160,7 +160,7 @@ class BenchFunction:
 def child_command(spec: Path) -> list[str]:
     """`python -c ...` that imports this very nsys_analytics (not one the working folder happens to hold: `-m`
     would put the cwd first on sys.path) and runs the sweep of `spec`."""
-    package_parent = str(Path(__file__).resolve().parents[2])
+    package_parent = str(Path(__file__).resolve().parents[len(__package__.split("."))])  # the folder above nsys_analytics
     code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
             "from nsys_analytics.capabilities.collect.bench_child import main; main(sys.argv[1:])")
     return [sys.executable, "-c", code, str(spec)]

@@ -117,7 +117,7 @@ def _cpus() -> int:
 
 def _worker_env() -> dict[str, str]:
     """This environment, with the folder that holds nsys_analytics first on PYTHONPATH (run from a checkout)."""
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[len(__package__.split("."))])  # the folder above nsys_analytics
     paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
