@@ -8,10 +8,8 @@ import sys
 import click
 
 from ..core import progress, registry
-from ..data import source
 from ..core.errors import EXIT_DATA_ERROR, NsysAnalyticsError
-from ..output.render import escape_controls
-from . import interrupts, outputs
+from . import interrupts
 
 EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
@@ -31,6 +29,8 @@ class ErrorHandlingGroup(click.Group):
         record = registry.find(name)
         if record is None:
             return None
+        from . import outputs  # here, not at the top: --help needs neither it nor the data layer it imports
+
         return outputs.guarded(importlib.import_module(record.module).command)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -76,7 +76,7 @@ def _known(e: Exception) -> Exception:
     one-line error it is (exit 1); other exceptions as they are."""
     import duckdb
 
-    from ..data import bad_values, database
+    from ..data import bad_values, database, source
 
     if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError, OverflowError)):
         return e
@@ -103,11 +103,20 @@ def cli(debug: bool, reexport: bool, no_cache: bool) -> None:
     Exit codes: 0 success, 1 bad or incomplete profile, 2 usage error, 3 internal error,
     4 `diagnose --fail-on` met a finding that severe, or `runs gate` a regression, 130 interrupted (Ctrl-C).
     """
+    from ..data import source
+
     source.reexport_reports(reexport)
     if no_cache:
         from ..data.cache.folder import disable
 
         disable()
+
+
+def escape_controls(text: str) -> str:
+    """An error's text on one line (output.render's, imported only when an error is shown)."""
+    from ..output.render import escape_controls as escape
+
+    return escape(text)
 
 
 def main() -> None:
