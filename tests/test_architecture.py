@@ -178,6 +178,24 @@ def test_every_package_is_installed():
     assert on_disk - listed == set()
 
 
+def test_every_folder_of_modules_is_a_package():
+    """A folder of modules without an __init__.py (a namespace package) escapes the check above, and was left out
+    of an installed copy once (capabilities/catalog: `runs` missing)."""
+    folders = {p.parent for p in (ROOT / PACKAGE).rglob("*.py")}
+    assert sorted(str(f.relative_to(ROOT)) for f in folders if not (f / "__init__.py").exists()) == []
+
+
+def test_every_record_file_is_installed():
+    """The registry's records (core/registry.py) travel with their package: package-data names them."""
+    from nsys_analytics.core import registry
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert registry.RECORD_FILE in data.get("*", [])
+    assert {r.folder for r in registry.records()} <= {".".join(m.split(".")[1:]).replace(".", "/") for m in
+                                                       tomllib.loads((ROOT / "pyproject.toml").read_text())
+                                                       ["tool"]["setuptools"]["packages"]}
+
+
 # -- the checker finds what it should -----------------------------------------------------------------------
 def _tree(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
     for rel, text in files.items():

@@ -7,102 +7,39 @@ import sys
 
 import click
 
-from ..core import progress
-from ..data import source
+from ..core import progress, registry
 from ..core.errors import EXIT_DATA_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, NsysAnalyticsError
-from ..output.render import escape_controls
-from . import interrupts, outputs
+from . import interrupts
 
 OWN_PROCESS = False  # main() runs: the process is this one command's (`runs add` may fork: catalog/writer.py)
-
-
-# command -> module in nsys_analytics.cli, imported only when that command runs: a command's start-up
-# should not pay for the imports of the others (pandas, matplotlib, ncu_report).
-COMMANDS = {
-    "info": "capabilities.info.info_cmd",
-    "kernels": "capabilities.kernels.kernels_cmd",
-    "sql": "capabilities.query.sql_cmd",
-    "schema": "capabilities.query.schema_cmd",
-    "nvtx": "capabilities.nvtx.nvtx_cmd",
-    "nvtx-kernels": "capabilities.nvtx.nvtx_kernels_cmd",
-    "nvtx-gpu": "capabilities.nvtx.nvtx_gpu_cmd",
-    "classify": "capabilities.categories.classify_cmd",
-    "breakdown": "capabilities.breakdown.breakdown_cmd",
-    "attention": "capabilities.attention.attention_cmd",
-    "report": "capabilities.assignment.report_cmd",
-    "diagnose": "capabilities.diagnose.diagnose_cmd",
-    "ncu": "capabilities.ncu.ncu_cmd",
-    "ranks": "capabilities.ranks.ranks_cmd",
-    "nccl": "capabilities.ranks.nccl_cmd",
-    "timeline": "capabilities.visual.timeline_cmd",
-    "export": "capabilities.visual.export_cmd",
-    "html": "capabilities.visual.html_cmd",
-    "diff": "capabilities.diff.diff_cmd",
-    "runs": "capabilities.catalog.runs_cmd",
-    "cache": "cli.cache_cmd",
-    "profile": "capabilities.collect.profile_cmd",
-}
-# Each command's first help line, for `--help`: listing the commands must not import them all (pandas,
-# matplotlib, ncu_report: half a second). tests/test_startup.py checks them against the commands.
-SUMMARIES = {
-    "info": "What a profile holds: nsys version, capture, GPUs, processes, row counts, and what is missing.",
-    "kernels": "Top kernels by total GPU time, equal to `nsys stats --report cuda_gpu_kern_sum`.",
-    "sql": "Run SQL over the normalized views (see `nsys-analytics schema`).",
-    "schema": "The normalized views and their columns, with what each column means.",
-    "nvtx": "Time per NVTX range name, equal to `nsys stats --report nvtx_sum`.",
-    "nvtx-kernels": "GPU time of the kernels in each NVTX range, equal to `nsys stats --report nvtx_kern_sum`.",
-    "nvtx-gpu": "NVTX ranges projected onto the GPU, equal to `nsys stats --report nvtx_gpu_proj_sum`.",
-    "classify": "Each kernel name with its category (matmul, attention, softmax, ...) and the rule that matched.",
-    "breakdown": "GPU time by kernel category, matmul vs non-matmul, and the heaviest non-matmul kernels.",
-    "attention": "GPU time of QK^T, softmax and attention·V per attention instance, with FLOPs, TFLOP/s and bytes.",
-    "report": "Assignment-style profiling report: (a) forward time, (b) heaviest kernel, (c) non-matmul kernels, "
-              "(d) inference vs training categories, (e) attention softmax vs matmul.",
-    "diagnose": "Why the GPU waits: idle gaps, launch overhead, synchronous and pageable copies, a CPU-bound loop.",
-    "ncu": "Nsight Compute metrics per kernel, from an .ncu-rep or an `ncu --csv --page raw` export.",
-    "ranks": "Distributed training, rank by rank: step time, GPU busy, compute, communication, overlap, and time "
-             "waiting in collectives for other ranks; names the straggler and the range where it loses the time.",
-    "nccl": "NCCL collectives over all ranks and per rank: NCCL's calls as the `nccl_sum` recipe (its NVTX ranges), "
-            "or the GPU time of its kernels (ncclDevKernel_* / ncclKernel_*) per operation with --by op.",
-    "timeline": "A timeline picture: NVTX ranges and CUDA API calls per thread, kernels (coloured by category), "
-                "copies, memsets and CUDA graph launches per GPU stream, on a time axis in ms.",
-    "export": "Hand a profile to other tools: Perfetto / chrome://tracing, or Parquet for pandas, polars, Spark.",
-    "html": "One self-contained HTML page (no network needed to view it): per profile a headline, its info, the top "
-            "kernels, GPU time by category with a plot, NVTX ranges with their GPU projection, and the diagnose "
-            "findings, each with a timeline of its worst window.",
-    "diff": "Did my change make it faster, and where: BASE against NEW, per kernel, category, NVTX range and rank.",
-    "runs": "A catalog of runs: store what the reports compute for a profile, compare runs later, gate CI on them.",
-    "cache": "The columnar cache: profiles' event tables copied once into DuckDB files that later commands read.",
-    "profile": "Profile a program with nsys (or ncu) using the options these reports need, export SQLite, and print "
-               "the headline: what the profile holds, its top kernels and its top findings.",
-}
 
 
 class ErrorHandlingGroup(click.Group):
     """Turns library errors into `Error: …` and a documented exit code; --debug shows the traceback.
 
-    Commands are loaded lazily from COMMANDS."""
+    The commands are the registry's records (core/registry.py), each imported only when it runs: a command's
+    start-up should not pay for the imports of the others (pandas, matplotlib, ncu_report)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return registry.names()
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in COMMANDS:
+        record = registry.find(name)
+        if record is None:
             return None
-        return outputs.guarded(importlib.import_module(f"nsys_analytics.{COMMANDS[name]}").command)
+        from . import outputs  # here, not at the top: --help needs neither it nor the data layer it imports
+
+        return outputs.guarded(importlib.import_module(record.module).command)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command list of --help, from SUMMARIES, without importing any command."""
+        """The command list of --help, from the records' summaries, without importing any command."""
         from click.utils import make_default_short_help
 
-        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [(name, make_default_short_help(SUMMARIES.get(name) or self._summary(ctx, name), limit))
-                for name in COMMANDS]
+        records = registry.records()
+        limit = formatter.width - 6 - max(len(r.name) for r in records)
+        rows = [(r.name, make_default_short_help(r.summary, limit)) for r in records]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
-
-    def _summary(self, ctx: click.Context, name: str) -> str:
-        """A command missing from SUMMARIES: its own help line (importing it)."""
-        return self.get_command(ctx, name).get_short_help_str(limit=1000)
 
     def invoke(self, ctx: click.Context):
         debug = ctx.params.get("debug") or "--debug" in sys.argv
@@ -137,7 +74,7 @@ def _known(e: Exception) -> Exception:
     one-line error it is (exit 1); other exceptions as they are."""
     import duckdb
 
-    from ..data import bad_values, database
+    from ..data import bad_values, database, source
 
     if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError, OverflowError)):
         return e
@@ -164,11 +101,20 @@ def cli(debug: bool, reexport: bool, no_cache: bool) -> None:
     Exit codes: 0 success, 1 bad or incomplete profile, 2 usage error, 3 internal error,
     4 `diagnose --fail-on` met a finding that severe, or `runs gate` a regression, 130 interrupted (Ctrl-C).
     """
+    from ..data import source
+
     source.reexport_reports(reexport)
     if no_cache:
         from ..data.cache.folder import disable
 
         disable()
+
+
+def escape_controls(text: str) -> str:
+    """An error's text on one line (output.render's, imported only when an error is shown)."""
+    from ..output.render import escape_controls as escape
+
+    return escape(text)
 
 
 def main() -> None:

@@ -108,36 +108,14 @@ def _is_single(profiles) -> bool:
 
 
 def _merge_for(module: str, kwargs: dict):
-    """The exact many-rank merge of a command, where it has one."""
-    if module.endswith(".kernels_cmd"):
-        from ..core.filters import kernel_filter_from
-        from ..capabilities.ranks.sets import kernel_summary_set
+    """The exact many-rank merge of a command, where its registry record names one and none of the options that
+    turn it off (`merge_unless`, e.g. nvtx-gpu --trace) is given."""
+    from ..core import registry
 
-        return lambda pset, limit=None, by_launch_config=False, graphs=False, **options: kernel_summary_set(
-            pset, kernel_filter_from(**options), limit, by_launch_config, graphs)
-    if module.endswith(".nvtx_gpu_cmd") and not kwargs.get("trace"):
-        from ..capabilities.ranks.nvtx import nvtx_gpu_set
-
-        return lambda pset, attribution="thread", exclusive=False, **_: nvtx_gpu_set(pset, attribution, exclusive)
-    if module.endswith(".nvtx_kernels_cmd") and not kwargs.get("per_instance"):
-        from ..capabilities.ranks.nvtx import nvtx_kernels_set
-
-        return lambda pset, attribution="thread", exclusive=False, name_kind="demangled", graphs=False, **_: (
-            nvtx_kernels_set(pset, attribution, exclusive, name_kind, graphs))
-    if module.endswith(".classify_cmd"):
-        from ..capabilities.categories.rules import load_rules
-        from ..core.filters import kernel_filter_from
-        from ..capabilities.ranks.sets import classify_set
-
-        return lambda pset, unmatched=False, limit=None, rules_files=(), **options: classify_set(
-            pset, load_rules(rules_files), kernel_filter_from(**options), unmatched, limit)
-    if module.endswith(".nvtx_cmd"):
-        from ..capabilities.ranks.nvtx import nvtx_sum_set
-
-        return lambda pset, **_: nvtx_sum_set(pset)
-    if module.endswith(".diagnose_cmd"):
-        return lambda pset, **options: diagnose_set(pset, module, options)
-    return None
+    record = registry.by_module(module)
+    if record is None or record.merge is None or any(kwargs.get(o) for o in record.merge_unless):
+        return None
+    return registry.resolve(record.merge)
 
 
 def diagnose_set(pset, module: str, options: dict):
