@@ -1,7 +1,11 @@
+-- name: range_gpu_times
+-- kind: query
+-- params: $after_ns, $mode, $ops, $range, $warmup
+-- needs: _nvtx_ranges
 -- range_gpu_times: for each instance of the NVTX ranges matching $range (text, full name or a glob over either), its
 -- CPU time, the GPU projection of the GPU operations launched inside it, and the time from its start to the end of
 -- its last GPU operation (what a timer around it with a device synchronize measures), with whether it is warm-up.
--- Needs: _nvtx_ranges, _op_ranges. Parameters: $range; $mode ('thread' | 'process' | 'gpu', see kernel_ranges);
+-- Parameters: $range; $mode ('thread' | 'process' | 'gpu', see kernel_ranges);
 -- $warmup (range holding warm-up work, NULL: none); $after_ns (instances starting before it are warm-up, NULL: none);
 -- $ops (the attribution read: _op_ranges, or a table of its rows holding at least those of mode $mode in the
 -- $range ranges, as sql/attention/attributed_ops.sql makes).

@@ -1,3 +1,7 @@
+-- name: attention_pieces
+-- kind: query
+-- params: $after_ns, $attention, $fused_names, $mask_regex, $mode, $ops, $output, $scores, $softmax, $warmup
+-- needs: _nvtx_ranges, graph_executions, strings
 -- attention_pieces: the GPU time of each attention instance (an NVTX range named $attention), split into the pieces
 -- given by its sub-ranges, one row per instance. Kernels belong to a range as kernel_ranges says in mode $mode
 -- (docs/nvtx.md); a kernel of the attention range that is in none of its sub-ranges is in piece 'unassigned' (work

@@ -1,8 +1,12 @@
+-- name: attributed_ops
+-- kind: query
+-- params: $mode, $patterns, $table
+-- needs: _nvtx_ranges, _op_ranges
 -- attributed_ops: the NVTX attribution (_op_ranges) of mode $mode in the ranges that any of $patterns names (text,
 -- full name or a glob over either), stored as the temp table $table with the columns the range queries read
 -- (kernel_names, attention_pieces and range_gpu_times read it as their ops parameter). `report` makes it once
 -- per profile so that its sections do not each attribute every GPU operation again (docs/attention.md).
--- Needs: _op_ranges, _nvtx_ranges. Parameters: $table (a name); $mode ('thread' | 'process' | 'gpu', see
+-- Parameters: $table (a name); $mode ('thread' | 'process' | 'gpu', see
 -- kernel_ranges); $patterns (a list of range names or globs).
 CREATE OR REPLACE TEMP TABLE $table AS
 WITH named AS (

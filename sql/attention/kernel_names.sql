@@ -1,6 +1,10 @@
+-- name: kernel_names
+-- kind: query
+-- params: $after_ns, $mode, $ops, $range, $warmup
+-- needs: _nvtx_ranges, compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, strings
 -- kernel_names: GPU time per kernel name of the kernels launched inside NVTX ranges matching $range (text,
 -- full name or a glob over either), warm-up left out; with $range NULL, of all kernels but the warm-up ones.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, _op_ranges, _nvtx_ranges, strings. The attribution
+-- The attribution
 -- (_op_ranges, as kernel_ranges lists it) is read once, joined only to the ranges that decide; with $range given,
 -- the kernels' durations and names come with it (every kernel is read only with $range NULL), and only kernels
 -- that may lie in two deciding ranges are grouped (grouping every kernel was most of the query's time).

@@ -1,6 +1,9 @@
+-- name: _copy_calls
+-- kind: query
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_RUNTIME, mem_kind, strings
 -- _copy_calls: every memory copy with the runtime call that issued it, as the copy rules print them; created as
 -- the view _diag.copy_calls. The first eleven columns are nsys' copy-rule columns; the rest are for filtering.
--- Needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings, mem_kind.
 SELECT
     m."end" - m.start AS duration_ns,              -- copy time on the GPU (ns)
     m.start AS start_ns,                           -- copy start on the GPU (ns)

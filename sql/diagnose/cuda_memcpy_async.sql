@@ -1,6 +1,9 @@
+-- name: cuda_memcpy_async
+-- kind: query
+-- params: $from_ns, $rows, $to_ns
+-- needs: _diag.copy_calls
 -- cuda_memcpy_async: asynchronous copies (cudaMemcpy*Async*) from or to pageable host memory, which run
 -- synchronously; = `nsys analyze --rule cuda_memcpy_async`. Longest first.
--- Needs: _diag.copy_calls.
 -- Params: $from_ns, $to_ns: copies overlapping [from, to) (the API call is not filtered, as in nsys);
 -- $rows: row limit (NULL: all).
 SELECT * EXCLUDE (end_ns, copy_kind_id, src_kind_id, dst_kind_id, src_device, dst_device)

@@ -1,6 +1,9 @@
+-- name: cuda_memcpy_sync
+-- kind: query
+-- params: $from_ns, $rows, $to_ns
+-- needs: _diag.copy_calls
 -- cuda_memcpy_sync: synchronous copies (cudaMemcpy* without Async), leaving out host-to-device copies of
 -- 64 kB or less and copies within one device; = `nsys analyze --rule cuda_memcpy_sync`. Longest first.
--- Needs: _diag.copy_calls.
 -- Params: $from_ns, $to_ns: copies overlapping [from, to); $rows: row limit (NULL: all).
 SELECT * EXCLUDE (end_ns, copy_kind_id, src_kind_id, dst_kind_id, src_device, dst_device)
 FROM _diag.copy_calls

@@ -1,3 +1,7 @@
+-- name: range_kernels
+-- kind: query
+-- params: $mode, $steady_after_ns, $steady_range, $steady_warmup
+-- needs: _nvtx_ranges, _range_grid, _range_kernel_rows, _range_keys, _range_ops, steady_ops
 -- range_kernels: how often each per-instance kernel time occurs per NVTX range name and style (an instance's
 -- kernel time is inclusive, as nsys counts: a kernel in every enclosing range; instances holding none count at 0),
 -- and the kernel time per range name and kernel name (innermost range only, so these add up to the attributed
@@ -12,7 +16,7 @@
 -- holding the call are exactly the segment's ranges: the segment's innermost range and its covering ranges are the
 -- kernel's. A call reaching past its segment's end keeps those of the segment's ranges that also hold its end,
 -- and is picked one by one.
--- Needs: _range_keys, _range_grid, _range_ops, _nvtx_ranges, strings, steady_ops. Parameters: $mode ('thread' |
+-- Parameters: $mode ('thread' |
 -- 'process'); $steady_range, $steady_warmup, $steady_after_ns: only the kernels of the steady state (steady_ops;
 -- $steady_range NULL: every kernel).
 -- Ends with the CTEs per_instance and per_name that _range_kernel_rows.sql (appended: diff/data.py) turns into

@@ -1,3 +1,7 @@
+-- name: profile_counts
+-- kind: query
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_DRIVER, compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, devices, graph_executions, memcpy, memset, nvtx_events, syncs, threads
 -- profile_counts: how many rows each normalized event view has.
 -- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.CUPTI_ACTIVITY_KIND_DRIVER,
 -- nvtx_events, memcpy, memset, graph_executions, syncs, threads, devices.

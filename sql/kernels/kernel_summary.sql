@@ -1,5 +1,9 @@
+-- name: kernel_summary
+-- kind: query
+-- params: $attribution, $device, $end_ns, $exclude_range_name, $graphs, $limit, $match, $name_kind, $pid, $range_name, $start_ns, $stream
+-- needs: _kernel_name_stats, exact_variance, kernels_in, strings
 -- kernel_summary: time per kernel name, = `nsys stats --report cuda_gpu_kern_sum` (Nsight Systems 2023+).
--- Needs: kernels_in, _kernel_name_stats, strings. Parameters: $name_kind, $device, $stream, $pid, $start_ns,
+-- Parameters: $name_kind, $device, $stream, $pid, $start_ns,
 -- $end_ns, $match, $range_name, $exclude_range_name, $attribution, $graphs (with_graphs; nsys: false) (see
 -- kernels_in),
 -- $limit (NULL = all rows). Unrounded; the report rounds as nsys does. Same order as nsys: total time descending, ties in

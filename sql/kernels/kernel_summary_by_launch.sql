@@ -1,6 +1,10 @@
+-- name: kernel_summary_by_launch
+-- kind: query
+-- params: $attribution, $device, $end_ns, $exclude_range_name, $graphs, $limit, $match, $name_kind, $pid, $range_name, $start_ns, $stream
+-- needs: exact_variance, kernels_in
 -- kernel_summary_by_launch: time per kernel name and launch configuration,
 -- = `nsys stats --report cuda_gpu_kern_gb_sum` (2022.4: `gpukernsum`).
--- Needs: kernels_in. Parameters as kernel_summary.
+-- Parameters as kernel_summary.
 WITH summary AS (
     SELECT
         group_name_id,

@@ -1,7 +1,10 @@
+-- name: kernels_in
+-- kind: table_macro
+-- params: name_kind, want_device, want_stream, want_pid, from_ns, to_ns, name_regex, range_name := NULL, exclude_range_name := NULL, range_mode := 'thread', with_graphs := false
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, kernels_in_range, strings
 -- kernels_in(name_kind, want_device, want_stream, want_pid, from_ns, to_ns, name_regex): table macro, the
 -- kernels that pass the common report filters, with the name the user chose. NULL arguments filter nothing.
 -- Reads the compat table directly and joins only the chosen name: the summaries stay one scan and one join.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, strings.
 --   name_kind    'demangled' | 'short' | 'mangled' (mangled falls back to demangled when absent, as nsys does)
 --   want_device, want_stream, want_pid   exact matches
 --   from_ns, to_ns                       keep kernels that start in [from_ns, to_ns)

@@ -1,9 +1,12 @@
+-- name: kernels_in_range
+-- kind: table_macro
+-- params: pattern, want_mode
+-- needs: _nvtx_ranges, _op_ranges
 -- kernels_in_range(pattern, want_mode): table macro, the kernels that belong to an NVTX range named `pattern`:
 -- its text ('forward'), its full name as nsys prints it (':forward', 'train_loop:step_0') or a glob over either
 -- ('step_*', 'train_loop:*'). The filter behind `--range` / `--exclude-range`; a pattern that names no range is
 -- an error (a typo would otherwise keep no kernel, or all of them), which Profile turns into the one-line message
 -- that lists the profile's ranges.
--- Needs: _op_ranges, _nvtx_ranges.
 --   pattern     range name or glob; NULL matches nothing
 --   want_mode   'thread' | 'process' | 'gpu' (see kernel_ranges)
 WITH matching AS (

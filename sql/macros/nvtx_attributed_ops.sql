@@ -1,3 +1,7 @@
+-- name: nvtx_attributed_ops
+-- kind: table_macro
+-- params: want_mode, innermost_only, with_graphs := false
+-- needs: _op_ranges_gpu, _op_ranges_launch
 -- nvtx_attributed_ops(want_mode, innermost_only, with_graphs := false): table macro, _op_ranges of one attribution mode, inclusive
 -- (an operation in every enclosing range, as nsys counts) or, with innermost_only, in its innermost range alone
 -- (the range that started last; ties: the one that ends first): totals then add up to the GPU total.

@@ -1,7 +1,11 @@
+-- name: nvtx_kernel_groups
+-- kind: table_macro
+-- params: want_mode, innermost_only, kernel_name_kind, with_graphs
+-- needs: _nvtx_ranges, exact_variance, graph_executions, nvtx_attributed_ops, strings
 -- nvtx_kernel_groups(want_mode, innermost_only, kernel_name_kind, with_graphs): table macro, the rows of
 -- nvtx_kernel_summary (GPU time of kernels per NVTX range, thread and kernel name, = `nsys stats --report
 -- nvtx_kern_sum` with want_mode 'thread', inclusive), unordered. Kernels in no range form rows with an empty range,
--- as in nsys. Needs: nvtx_attributed_ops, _nvtx_ranges, graph_executions, strings. Unrounded.
+-- as in nsys.  Unrounded.
 --   want_mode         'thread' | 'process' | 'gpu'
 --   innermost_only    true: each kernel in its innermost range only (exclusive)
 --   kernel_name_kind  'demangled' | 'short' | 'mangled', as kernels_in

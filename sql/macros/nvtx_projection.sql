@@ -1,7 +1,11 @@
+-- name: nvtx_projection
+-- kind: table_macro
+-- params: want_mode, innermost_only, with_graphs := false
+-- needs: _nvtx_ranges, _range_tree, nvtx_attributed_ops
 -- nvtx_projection(want_mode, innermost_only, with_graphs := false): table macro, each NVTX range projected onto the GPU: from the start of
 -- the first GPU operation it holds (kernel, copy, memset) to the end of the last, with its place in the range tree.
 -- The rows of `nsys stats --report nvtx_gpu_proj_trace` (with want_mode 'thread' and innermost_only false). With with_graphs, whole CUDA graph executions count too.
--- Needs: nvtx_attributed_ops, _nvtx_ranges, _range_tree. Ranges holding no GPU operation are left out.
+-- Ranges holding no GPU operation are left out.
 WITH tree AS MATERIALIZED (
     SELECT * FROM _range_tree WHERE mode = want_mode
 ),

@@ -1,3 +1,7 @@
+-- name: nvtx_gpu_projection
+-- kind: query
+-- params: $exclusive, $graphs, $mode
+-- needs: nvtx_projection
 -- nvtx_gpu_projection: NVTX ranges projected onto the GPU, one row per range instance,
 -- = `nsys stats --report nvtx_gpu_proj_trace` with $mode 'thread' and $exclusive false.
 -- Needs: nvtx_projection (with the defaults, thread and not exclusive and no graphs, the report reads the same

@@ -1,3 +1,7 @@
+-- name: nvtx_gpu_projection_summary
+-- kind: query
+-- params: $exclusive, $graphs, $mode
+-- needs: exact_variance, nvtx_projection
 -- nvtx_gpu_projection_summary: NVTX ranges projected onto the GPU, per range name and style,
 -- = `nsys stats --report nvtx_gpu_proj_sum` with $mode 'thread' and $exclusive false.
 -- Needs: nvtx_projection (with the defaults, thread and not exclusive and no graphs, the report reads the same

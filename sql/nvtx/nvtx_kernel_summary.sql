@@ -1,3 +1,7 @@
+-- name: nvtx_kernel_summary
+-- kind: query
+-- params: $exclusive, $graphs, $mode, $name_kind
+-- needs: nvtx_kernel_groups
 -- nvtx_kernel_summary: GPU time of kernels per NVTX range, thread and kernel name, = `nsys stats --report
 -- nvtx_kern_sum` with $mode 'thread' (inclusive). Needs: nvtx_kernel_groups (the rows and their columns).
 -- Parameters: $graphs (whole CUDA graph executions too, as '[CUDA graph N]'; nsys: false), $mode ('thread' |

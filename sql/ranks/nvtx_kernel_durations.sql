@@ -1,7 +1,11 @@
+-- name: nvtx_kernel_durations
+-- kind: query
+-- params: $exclusive, $graphs, $mode, $name_kind
+-- needs: _nvtx_ranges, graph_executions, nvtx_attributed_ops, strings
 -- nvtx_kernel_durations: how many kernels of each (range name, style, kernel name) ran for each duration, as
 -- nvtx_kernel_summary places them (a kernel in two same-named ranges counts twice, as there): the distribution
 -- that the combined nvtx_kern_sum of many ranks is merged from exactly.
--- Needs: nvtx_attributed_ops, _nvtx_ranges, graph_executions, strings. Parameters as nvtx_kernel_summary:
+-- Parameters as nvtx_kernel_summary:
 -- $mode, $exclusive, $graphs, $name_kind.
 SELECT
     r.name AS range,                           -- range name ('domain:text'); NULL for kernels in no range

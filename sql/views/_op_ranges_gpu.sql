@@ -1,7 +1,11 @@
+-- name: _op_ranges_gpu
+-- kind: view
+-- params: none
+-- needs: _range_buckets, _range_grid, _range_ops
 -- _op_ranges_gpu: the gpu attribution of every GPU operation (see _op_ranges): its GPU execution [start, end]
 -- overlaps the range (same process, on the process grid of _range_grid). An operation within one bucket (nearly
 -- all) is looked up there; one that spans several meets each range in the first bucket both lie in, and gets a
--- NULL row only if it meets none. Needs: _range_ops, _range_grid, _range_buckets. Columns: those of
+-- NULL row only if it meets none.  Columns: those of
 -- _op_ranges_launch.
 WITH grid AS (
     SELECT key, shift FROM _range_grid WHERE mode = 'process'

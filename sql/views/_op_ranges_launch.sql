@@ -1,7 +1,11 @@
+-- name: _op_ranges_launch
+-- kind: view
+-- params: none
+-- needs: _range_buckets, _range_grid, _range_ops
 -- _op_ranges_launch: the thread and process attribution of every GPU operation (see _op_ranges): the CUDA API
 -- call that launched it [start, end] lies inside the range (nsys' rule). thread: on the range's thread; process:
 -- on any thread of its process. The call is looked up in the bucket of _range_buckets holding its start, then
--- tested for containment. Needs: _range_ops, _range_grid, _range_buckets. Filter on mode: only that one runs.
+-- tested for containment.  Filter on mode: only that one runs.
 WITH located AS (  -- each operation once per mode, with its key in that mode
     SELECT m.mode, o.*, CASE m.mode WHEN 'thread' THEN o.launch_global_tid ELSE o.global_pid END AS key
     FROM _range_ops AS o

@@ -1,7 +1,10 @@
+-- name: _range_buckets
+-- kind: view
+-- params: none
+-- needs: _range_grid, _range_keys
 -- _range_buckets: each range of the thread and process attribution once for every bucket of _range_grid it
 -- overlaps: a time t of the key can only lie in the ranges listed under bucket t >> shift. A hash join on
 -- (key, bucket) then a containment test places every launch, in one pass and without sorting the launches.
--- Needs: _range_keys, _range_grid.
 SELECT
     g.mode,                                    -- 'thread' or 'process'
     g.key,                                     -- thread or process key

@@ -1,7 +1,10 @@
+-- name: _range_grid
+-- kind: view
+-- params: none
+-- needs: _range_keys
 -- _range_grid: for the thread and process attribution, the time grid of each key: buckets of 2^shift ns, about a
 -- quarter of the key's mean range length. A range lies in (end - start) / 2^shift + 1 buckets, so the ranges
 -- give at most about six bucket rows each (_range_buckets), and a launch is looked up in its one bucket.
--- Needs: _range_keys.
 SELECT
     mode,                                      -- 'thread' or 'process'
     key,                                       -- thread or process key (see _range_keys)

@@ -1,5 +1,8 @@
+-- name: _range_keys
+-- kind: view
+-- params: none
+-- needs: _nvtx_range_times
 -- _range_keys: each NVTX range once per attribution mode, with the key that a GPU operation must share with it.
--- Needs: _nvtx_range_times.
 --   thread   key = the range's thread; ranges ended on another thread are left out (as nsys leaves them out)
 --   process  key = the range's process; every range
 --   gpu      key = the range's process; every range

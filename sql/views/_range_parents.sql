@@ -1,7 +1,11 @@
+-- name: _range_parents
+-- kind: view
+-- params: none
+-- needs: _range_buckets, _range_grid, _range_keys
 -- _range_parents: each range's parent in the thread and process attribution (gpu mode shares the process tree):
 -- the tightest range of the same key that contains it (the shortest; as nsys' nvtx_gpu_proj_trace defines it),
 -- NULL at the top. Of two ranges with the same start and end the one with the lower id is the parent (nsys makes
--- each the other's parent and then lists neither). Needs: _range_keys, _range_grid, _range_buckets. The
+-- each the other's parent and then lists neither).  The
 -- candidates are the ranges listed in the bucket where the range starts, as for a launch call.
 WITH located AS (  -- each range with the bucket of its start (a left join: the bucket join below stays an
                   -- equality on (mode, key, bucket), never a join on the key alone)

@@ -1,6 +1,10 @@
+-- name: _range_tree
+-- kind: view
+-- params: none
+-- needs: _range_parents
 -- _range_tree: the nesting of NVTX ranges per attribution mode: each range's parent (see _range_parents), its
 -- level and the stack of range ids from the top, as nsys' nvtx_gpu_proj_trace prints them.
--- Needs: _range_parents. One recursion per mode; filter on mode and only that one runs.
+-- One recursion per mode; filter on mode and only that one runs.
 WITH RECURSIVE
 thread_nodes AS MATERIALIZED (
     SELECT range_id, parent_id FROM _range_parents WHERE mode = 'thread'

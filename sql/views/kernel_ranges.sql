@@ -1,6 +1,10 @@
+-- name: kernel_ranges
+-- kind: view
+-- params: none
+-- needs: _nvtx_ranges, _op_ranges, _range_tree, graph_executions, strings
 -- kernel_ranges: each CUDA kernel (and whole CUDA graph execution, kind 'graph') with each NVTX range it belongs to,
 -- in three attribution modes; filter on mode.
--- Needs: _op_ranges, _nvtx_ranges, _range_tree, strings, graph_executions. A kernel counts in every enclosing range (inclusive,
+-- A kernel counts in every enclosing range (inclusive,
 -- as nsys counts); keep `innermost` rows for exclusive totals that add up to the kernel total. Kernels in no
 -- range are not listed. Modes (docs/nvtx.md):
 --   thread   the API call that launched it ran inside the range, on the range's thread (nsys' rule)
