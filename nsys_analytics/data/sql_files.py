@@ -104,17 +104,21 @@ class SqlFile:
     def columns(self) -> list[ColumnDoc]:
         """Output columns of the top-level SELECT, from `... AS name, -- doc` lines."""
         docs = []
-        for m in _COLUMN_LINE.finditer(self.text):
+        outer = _OUTER_SELECT.search(self.text)
+        for m in _COLUMN_LINE.finditer(outer[0] if outer else ""):
             docs.append(ColumnDoc(m["name"], (m["doc"] if m["doc"] is not None else m["next"]).strip()))
         return docs
 
 
-# `    expr AS name,   -- doc` or a bare `    name,  -- doc` at the outer indentation (4 spaces) or on the SELECT
-# line; the doc may stand on the next line when the column's own line has none.
-_COLUMN_LINE = re.compile(r"^(?:    |SELECT )(?:[^\n]*?\bAS )?(?P<name>[a-z_][a-z0-9_]*),?"
+# In the outermost SELECT (from the first `SELECT` at the start of a line to the `FROM` or `UNION` that ends it):
+# `    expr AS name,   -- doc` (the expression may begin on earlier lines), or a bare `    [alias.]name,  -- doc`
+# at the outer indentation (4 spaces) or on the SELECT line; the doc may stand on the next line when the column's
+# own line has none.
+_OUTER_SELECT = re.compile(r"^SELECT\b.*?(?=^(?:FROM|UNION)\b|\Z)", re.M | re.S)
+_COLUMN_LINE = re.compile(r"^(?:[^\n]*?\bAS |(?:    |SELECT )(?:[a-z_][a-z0-9_]*\.)?)(?P<name>[a-z_][a-z0-9_]*),?"
                           r"(?:[ \t]+--(?P<doc>[^\n]*)|[ \t]*\n[ \t]+--(?P<next>[^\n]*))$", re.M)
 # A file whose output begins with the columns of another: `-- Extends: base` or `-- Columns: those of base`.
-_BASE = re.compile(r"^(?:Extends:|Columns: those of) *(?P<base>[a-z_][a-z0-9_]*)")
+_BASE = re.compile(r"(?:^|\. )(?:Extends:|Columns: those of) *(?P<base>[a-z_][a-z0-9_]*)")
 
 
 def documented_columns(folder: str, name: str) -> list[ColumnDoc]:
@@ -123,7 +127,7 @@ def documented_columns(folder: str, name: str) -> list[ColumnDoc]:
     sql = read(folder, name)
     inherited = []
     for line in sql.header:
-        if m := _BASE.match(line):
+        if m := _BASE.search(line):
             base = m["base"]
             inherited += documented_columns(next(f for f in ("views", "macros", folder) if base in names(f)), base)
     return inherited + [c for c in sql.columns if c.name not in {i.name for i in inherited}]

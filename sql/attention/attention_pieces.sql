@@ -110,15 +110,15 @@ SELECT
     coalesce(k.scores_ns, 0) AS scores_ns,     -- summed GPU time of the kernels of piece QK^T (ns)
     coalesce(k.scores_kernels, 0) AS scores_kernels, -- their number
     coalesce(k.mask_ns, 0) AS mask_ns,         -- mask: kernels of a sub-range matching $mask_regex
-    coalesce(k.mask_kernels, 0) AS mask_kernels,
+    coalesce(k.mask_kernels, 0) AS mask_kernels, -- their number
     coalesce(k.softmax_ns, 0) AS softmax_ns,   -- softmax
-    coalesce(k.softmax_kernels, 0) AS softmax_kernels,
+    coalesce(k.softmax_kernels, 0) AS softmax_kernels, -- their number
     coalesce(k.output_ns, 0) AS output_ns,     -- attention x V
-    coalesce(k.output_kernels, 0) AS output_kernels,
+    coalesce(k.output_kernels, 0) AS output_kernels, -- their number
     coalesce(k.fused_ns, 0) AS fused_ns,       -- fused attention kernels outside the sub-ranges
-    coalesce(k.fused_kernels, 0) AS fused_kernels,
+    coalesce(k.fused_kernels, 0) AS fused_kernels, -- their number
     coalesce(k.unassigned_ns, 0) AS unassigned_ns, -- other kernels of the instance, in none of its sub-ranges
-    coalesce(k.unassigned_kernels, 0) AS unassigned_kernels
+    coalesce(k.unassigned_kernels, 0) AS unassigned_kernels -- their number
 FROM attn AS a
 ASOF LEFT JOIN warm_reach AS w ON w.pid = a.pid AND a.start_ns >= w.start_ns
 LEFT JOIN per_instance AS k ON k.attention_id = a.range_id

@@ -46,7 +46,15 @@ WITH chosen AS (
       AND (to_ns IS NULL OR g.start_ns < to_ns)
 )
 SELECT
-    c.* EXCLUDE (graph_name),                  -- start_ns, duration_ns, grid_*, block_*, group_name_id
+    c.start_ns,                                -- GPU start (ns)
+    c.duration_ns,                             -- GPU duration (ns)
+    c.grid_x,                                  -- grid size (NULL for a graph execution)
+    c.grid_y,                                  -- grid size, y
+    c.grid_z,                                  -- grid size, z
+    c.block_x,                                 -- block size (NULL for a graph execution)
+    c.block_y,                                 -- block size, y
+    c.block_z,                                 -- block size, z
+    c.group_name_id,                           -- strings.id of the chosen name; -1 - graph id for a graph
     coalesce(s.value, c.graph_name) AS group_name -- the chosen name
 FROM chosen AS c
 LEFT JOIN strings AS s ON s.id = c.group_name_id

@@ -10,6 +10,7 @@
 --   want_mode        'thread' | 'process' | 'gpu'
 --   innermost_only   true | false
 --   with_graphs      true: whole CUDA graph executions (kind 'graph') too; false (default): as nsys, without them
+-- Columns: those of _op_ranges_launch.
 SELECT *                                       -- the columns of _op_ranges
 FROM query_table(CASE WHEN want_mode = 'gpu' THEN '_op_ranges_gpu' ELSE '_op_ranges_launch' END)
 WHERE mode = want_mode AND NOT innermost_only AND (with_graphs OR kind <> 'graph')

@@ -9,6 +9,7 @@
 -- kernels_in). Unrounded. Ordered as nsys: range name (empty first), PID, TID, total time descending (then kernel
 -- name). With the defaults (thread, inclusive, demangled, no graphs) the report reads the same rows from
 -- _nvtx_kernel_stats, which the columnar cache stores, in place of the nvtx_kernel_groups call (nvtx/report.py).
+-- Columns: those of nvtx_kernel_groups.
 SELECT *
 FROM nvtx_kernel_groups($mode, $exclusive, $name_kind, $graphs)
 ORDER BY range NULLS FIRST, pid NULLS FIRST, tid NULLS FIRST, total_time_ns DESC, kernel_name

@@ -5,8 +5,8 @@
 -- _op_ranges_gpu: the gpu attribution of every GPU operation (see _op_ranges): its GPU execution [start, end]
 -- overlaps the range (same process, on the process grid of _range_grid). An operation within one bucket (nearly
 -- all) is looked up there; one that spans several meets each range in the first bucket both lie in, and gets a
--- NULL row only if it meets none.  Columns: those of
--- _op_ranges_launch.
+-- NULL row only if it meets none.
+-- Columns: those of _op_ranges_launch.
 WITH grid AS (
     SELECT key, shift FROM _range_grid WHERE mode = 'process'
 ),
