@@ -55,8 +55,7 @@ VIEWS = tuple(n for n in _ORDER if n in _VIEW_FRONT)
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
 # Table macros (parametrized views) with their parameters, and scalar macros (they read no table: every catalog
 # gets them when it is opened).
-TABLE_MACROS = {n: _MACRO_FRONT[n].params for n in _ORDER if _MACRO_FRONT.get(n, None) and
-                _MACRO_FRONT[n].kind == "table_macro"}
+TABLE_MACROS = {n: _MACRO_FRONT[n].params for n in _ORDER if n in _MACRO_FRONT and _MACRO_FRONT[n].kind == "table_macro"}
 SCALAR_MACROS = {n: f.params for n, f in _MACRO_FRONT.items() if f.kind == "scalar_macro"}
 # Read only as a dependency, these stand in as an empty table: kernels_in filters on kernels_in_range only when
 # it is given a range name, and the real one would bind the whole NVTX attribution.

@@ -1,6 +1,6 @@
 """Read the SQL shipped in sql/: view definitions and report queries, with their front matter and header docs.
 
-Every file starts with four machine-read lines (docs/sql.md):
+Every file starts with four machine-read lines (docs/architecture.md, Adding a capability):
 
     -- name: kernel_summary                  the file's name
     -- kind: query                           view | table_macro | scalar_macro | query | check | fragment
