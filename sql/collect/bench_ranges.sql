@@ -12,7 +12,7 @@ WITH placed AS (
     SELECT o.kind, o.op_id, o.range_start_ns, o.start_ns, o.end_ns, o.duration_ns, r.range_id, r.text, r.domain
     FROM _op_ranges AS o
     JOIN _nvtx_ranges AS r ON r.range_id = o.range_id
-    WHERE o.mode = 'process'
+    WHERE o.attribution = 'process'
 ),
 runs AS (
     SELECT * FROM placed WHERE domain = $domain

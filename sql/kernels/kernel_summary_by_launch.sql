@@ -19,7 +19,7 @@ WITH summary AS (
         max(duration_ns) AS max,
         exact_variance(duration_ns) AS variance
     FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
-                    exclude_range_name := $exclude_range_name, range_mode := $attribution, with_graphs := $graphs)
+                    exclude_range_name := $exclude_range_name, attribution := $attribution, with_graphs := $graphs)
     GROUP BY group_name_id, grid, block
 )
 SELECT

@@ -15,7 +15,7 @@ SELECT
     duration_ns,                               -- one duration that occurs (ns)
     count(*) AS instances                      -- how many kernels of that name ran that long
 FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
-                exclude_range_name := $exclude_range_name, range_mode := $attribution, with_graphs := $graphs)
+                exclude_range_name := $exclude_range_name, attribution := $attribution, with_graphs := $graphs)
 WHERE duration_ns IS NOT NULL
 GROUP BY ALL
 ORDER BY name, grid_xyz, block_xyz, duration_ns

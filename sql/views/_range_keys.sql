@@ -7,11 +7,11 @@
 --   process  key = the range's process; every range
 --   gpu      key = the range's process; every range
 SELECT
-    m.mode,                                    -- 'thread', 'process' or 'gpu'
-    CASE m.mode WHEN 'thread' THEN r.global_tid ELSE r.global_pid END AS key, -- thread or process key
+    m.attribution,                             -- 'thread', 'process' or 'gpu'
+    CASE m.attribution WHEN 'thread' THEN r.global_tid ELSE r.global_pid END AS key, -- thread or process key
     r.range_id,                                -- the range
     r.start_ns,                                -- its start (ns)
     r.end_ns                                   -- its end (ns)
 FROM _nvtx_range_times AS r
-CROSS JOIN (VALUES ('thread'), ('process'), ('gpu')) AS m(mode)
-WHERE m.mode <> 'thread' OR r.end_tid IS NULL
+CROSS JOIN (VALUES ('thread'), ('process'), ('gpu')) AS m(attribution)
+WHERE m.attribution <> 'thread' OR r.end_tid IS NULL
