@@ -217,3 +217,19 @@ def test_creation_order_rejects_a_cycle_and_a_need_that_names_nothing():
         schema_objects.creation_order(_fronts(a="b", b="a"))
     with pytest.raises(sql_files.FrontMatterError, match="a.sql needs 'nowhere'"):
         schema_objects.creation_order(_fronts(a="nowhere"))
+
+
+def test_schema_prints_what_the_front_matter_and_the_column_docs_say():
+    from click.testing import CliRunner
+
+    from nsys_analytics.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["schema", "kernel_ranges"])
+    assert out.exit_code == 0, out.output
+    sql = sql_files.read("views", "kernel_ranges")
+    assert f"Reads: {', '.join(sql.front.needs)}" in out.output
+    for column in sql_files.view_columns("kernel_ranges"):
+        assert re.search(rf"^{column.name} +{re.escape(column.doc[:30])}", out.output, re.M), column
+    listing = CliRunner().invoke(cli, ["schema"]).output
+    assert all(re.search(rf"^{v} +{re.escape(sql_files.read('views', v).summary[:30])}", listing, re.M)
+               for v in schema_objects.PUBLIC_VIEWS)
