@@ -308,7 +308,7 @@ def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached, mode, view
         again = nvtx.nvtx_kernel_summary(p, mode)
         assert (again.rows, again.notes) == (first.rows, first.notes)
         assert set(p._cache.attached) <= {"NVTX_EVENTS", view}
-        params = {"mode": mode, "exclusive": False, "name_kind": "demangled", "graphs": False}
+        params = {"attribution": mode, "exclusive": False, "name_kind": "demangled", "graphs": False}
         stored = nvtx._run(p, "nvtx_kernel_summary", params).rows
         computed = p.run_file("nvtx", "nvtx_kernel_summary", params).rows
     assert all(f.stat().st_mtime_ns == t for f, t in built.items())
@@ -333,7 +333,7 @@ def test_a_first_nvtx_kernels_joins_inline_and_copies_no_memory_operations(cache
     assert not parts(cached) & {"_range_ops.duckdb", "CUPTI_ACTIVITY_KIND_MEMCPY.duckdb",
                                 "CUPTI_ACTIVITY_KIND_MEMSET.duckdb", "CUPTI_ACTIVITY_KIND_RUNTIME.duckdb"}
     with nsys_analytics.open(TRAIN) as p:
-        nvtx._run(p, "nvtx_gpu_projection", {"mode": "thread", "exclusive": False, "graphs": False})
+        nvtx._run(p, "nvtx_gpu_projection", {"attribution": "thread", "exclusive": False, "graphs": False})
     assert {"_range_ops.duckdb", "CUPTI_ACTIVITY_KIND_RUNTIME.duckdb"} <= parts(cached)
     (folder,) = cache.entries()
     (folder / f"{view}.duckdb").unlink()
@@ -413,7 +413,7 @@ def sqlite_tables(path: Path) -> str:
 def test_nvtx_gpu_with_its_defaults_reads_the_stored_projection(cached, name):
     from nsys_analytics.capabilities.nvtx import report as nvtx
 
-    params = {"mode": "thread", "exclusive": False, "graphs": False}
+    params = {"attribution": "thread", "exclusive": False, "graphs": False}
     with nsys_analytics.open(TRAIN) as p:
         stored = nvtx._run(p, name, params).rows
         assert "_nvtx_range_projection" in p._cache.attached

@@ -43,7 +43,7 @@ def test_instrumented_backward_holds_the_backward_kernels_by_nsys_own_rule(tmp_p
     assert (kernels, total) == (1220, 7_444_808)
     with Profile(unpacked("gpt_instrumented_train.sqlite.xz", tmp_path)) as p:
         got = p.sql("SELECT range_tid, count(*), sum(duration_ns) FROM kernel_ranges "
-                    "WHERE mode = 'thread' AND range = ':backward' GROUP BY ALL").rows
+                    "WHERE attribution = 'thread' AND range = ':backward' GROUP BY ALL").rows
     assert got == [(int(oracle[0]["TID"]), kernels, total)]
 
 
@@ -59,7 +59,7 @@ def test_bench_nsys_runs_equal_nsys_projection(tmp_path):
     with Profile(unpacked("bench_matmul_nsys.sqlite.xz", tmp_path)) as p:
         runs, params = nsys_runs(p, DOMAIN)
         kernel = dict(p.sql("SELECT r.text, k.duration_ns FROM kernel_ranges AS k JOIN _nvtx_ranges AS r "
-                            "USING (range_id) WHERE k.mode = 'thread' AND r.domain = $d", {"d": DOMAIN}).rows)
+                            "USING (range_id) WHERE k.attribution = 'thread' AND r.domain = $d", {"d": DOMAIN}).rows)
     assert params == ["n"] and set(runs["annotation"]) == {"torch"} and set(runs["kernels"]) == {1}
     assert {(int(r.n), int(r.run)): r.gpu_span_ns for r in runs.itertuples()} == projected
     assert {f"matmul[n={r.n},run={r.run}]": r.kernel_time_ns for r in runs.itertuples()} == kernel

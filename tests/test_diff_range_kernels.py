@@ -27,7 +27,7 @@ def brute_force(p, mode: str) -> list[tuple]:
     sums per range instance, then instances counted per name, style and that sum), the one that started last, then
     ends first, then has the higher id (innermost: sums per range name and kernel)."""
     ranges = p.sql(f"SELECT k.key, k.range_id, k.start_ns, k.end_ns, n.name FROM _range_keys AS k "
-                   f"JOIN _nvtx_ranges AS n USING (range_id) WHERE k.mode = '{mode}'").rows
+                   f"JOIN _nvtx_ranges AS n USING (range_id) WHERE k.attribution = '{mode}'").rows
     by_key = defaultdict(list)
     for key, range_id, start, end, name in ranges:
         by_key[key].append((start, end, range_id, name))
@@ -61,7 +61,7 @@ def crossing_calls(p, mode: str) -> int:
     key = "launch_global_tid" if mode == "thread" else "global_pid"
     return p.sql(f"""
         SELECT count(DISTINCT o.op_id) FROM _range_ops AS o JOIN _range_keys AS k
-          ON k.mode = '{mode}' AND k.key = o.{key}
+          ON k.attribution = '{mode}' AND k.key = o.{key}
          AND ((o.launch_start_ns < k.start_ns AND k.start_ns <= o.launch_end_ns)
            OR (o.launch_start_ns <= k.end_ns AND k.end_ns < o.launch_end_ns))
         WHERE o.kind = 'kernel'""").rows[0][0]

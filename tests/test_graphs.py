@@ -94,7 +94,7 @@ def test_breakdown_counts_graph_executions_as_cuda_graph(graphs_whole):
 
 def test_kernel_ranges_place_graph_executions(graphs_whole):
     rows = csv_rows("sql", graphs_whole, "SELECT kind, name, range, duration_ns FROM kernel_ranges "
-                    "WHERE mode = 'thread' AND range = ':replay' ORDER BY start_ns")
+                    "WHERE attribution = 'thread' AND range = ':replay' ORDER BY start_ns")
     assert [(r["kind"], r["name"], r["duration_ns"]) for r in rows] == [("graph", "[CUDA graph 7]", "5000")] * 2
 
 

@@ -155,7 +155,7 @@ def kernel_ranges(path: Path, mode: str, innermost: bool = False) -> set[tuple[s
     """{(kernel name, range name)} of kernel_ranges in one mode."""
     with nsys_analytics.open(path) as p:
         where = "AND innermost" if innermost else ""
-        rows = p.sql(f"SELECT name, range FROM kernel_ranges WHERE mode = '{mode}' {where}").rows
+        rows = p.sql(f"SELECT name, range FROM kernel_ranges WHERE attribution = '{mode}' {where}").rows
     return set(rows)
 
 
@@ -199,7 +199,7 @@ def test_exclusive_totals_add_up_to_the_kernel_total(example, mode):
 
 def test_depth_is_the_nesting_level(example):
     with nsys_analytics.open(example) as p:
-        rows = dict(p.sql("SELECT range, max(depth) FROM kernel_ranges WHERE mode = 'thread' GROUP BY 1").rows)
+        rows = dict(p.sql("SELECT range, max(depth) FROM kernel_ranges WHERE attribution = 'thread' GROUP BY 1").rows)
     assert rows == {"train_loop:step": 0, ":forward": 1, ":attention": 2}
 
 
@@ -281,7 +281,7 @@ def test_several_processes_stay_apart(tmp_path):
                    launches=[Launch(10, 20, [(30, 40)], "a", pid=1, tid=7), Launch(10, 20, [(30, 45)], "b", pid=2)])
     path = write_profile(tmp_path / "p.sqlite", spec)
     with nsys_analytics.open(path) as p:
-        rows = p.sql("SELECT mode, name, pid FROM kernel_ranges ORDER BY ALL").rows
+        rows = p.sql("SELECT attribution, name, pid FROM kernel_ranges ORDER BY ALL").rows
     assert rows == [("gpu", "a", 1), ("gpu", "b", 2), ("process", "a", 1), ("process", "b", 2), ("thread", "b", 2)]
 
 
@@ -331,10 +331,10 @@ def _random_stack(rng: random.Random, ranges: list[Range], tid: int, start: int,
 
 
 NAIVE = """
-SELECT m.mode, o.op_id, k.range_id
+SELECT m.attribution, o.op_id, k.range_id
 FROM _range_ops AS o
-CROSS JOIN (VALUES ('thread'), ('process'), ('gpu')) AS m(mode)
-LEFT JOIN _range_keys AS k ON k.mode = m.mode AND CASE m.mode
+CROSS JOIN (VALUES ('thread'), ('process'), ('gpu')) AS m(attribution)
+LEFT JOIN _range_keys AS k ON k.attribution = m.attribution AND CASE m.attribution
     WHEN 'thread' THEN k.key = o.launch_global_tid AND k.start_ns <= o.launch_start_ns AND k.end_ns >= o.launch_end_ns
     WHEN 'process' THEN k.key = o.global_pid AND k.start_ns <= o.launch_start_ns AND k.end_ns >= o.launch_end_ns
     ELSE k.key = o.global_pid AND k.start_ns <= o.end_ns AND k.end_ns >= o.start_ns END
@@ -375,6 +375,6 @@ def multiscale_profile(rng: random.Random) -> Profile:
 def test_attribution_equals_a_plain_range_join(tmp_path, make, seed):
     path = write_profile(tmp_path / "p.sqlite", make(random.Random(seed)))
     with nsys_analytics.open(path) as p:
-        fast = p.sql("SELECT mode, op_id, range_id FROM _op_ranges").rows
+        fast = p.sql("SELECT attribution, op_id, range_id FROM _op_ranges").rows
         naive = p.sql(NAIVE).rows
     assert sorted(fast, key=str) == sorted(naive, key=str)

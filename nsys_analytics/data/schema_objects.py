@@ -9,35 +9,58 @@ import re
 from functools import cache
 
 from . import sql_files
+from .raw_schema import RAW_TABLES
 
-# In an order where each view comes after the views it reads.
-VIEWS = (
-    "strings", "threads", "processes", "_launch_threads", "_kernel_rows", "kernels", "_kernel_name_stats",
-    "_kernel_durations", "cuda_api", "nvtx_events",
-    "memcpy", "memset", "graph_executions", "syncs", "devices", "session",
-    "_nvtx_range_times", "_nvtx_ranges", "_range_durations", "_range_ops", "_range_keys", "_range_grid", "_range_buckets",
-    "_op_ranges_launch", "_op_ranges_gpu", "_op_ranges", "_range_parents", "_range_tree", "kernel_ranges",
-    "_nvtx_kernel_stats", "_nvtx_kernel_stats_process", "_nvtx_kernel_stats_gpu", "_nvtx_range_projection",
-)
+
+def _front(folder: str) -> dict[str, sql_files.FrontMatter]:
+    return {name: sql_files.read(folder, name).front for name in sql_files.names(folder)}
+
+
+def _known(name: str) -> bool:
+    """Whether a `needs` entry names something that exists besides the views and macros."""
+    schema, _, table = name.rpartition(".")
+    return (schema in ("compat", "raw") and table in RAW_TABLES) or name in sql_files.PIPELINE_OBJECTS
+
+
+def creation_order(fronts: dict[str, sql_files.FrontMatter]) -> tuple[str, ...]:
+    """The objects in an order where each comes after the objects of `fronts` it needs (by name where the needs
+    allow): a cycle, or a need that names nothing, is a FrontMatterError."""
+    order: list[str] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if state.get(name) == "done":
+            return
+        if state.get(name) == "open":
+            raise sql_files.FrontMatterError(f"the needs of {name} form a cycle: {' -> '.join((*path, name))}")
+        state[name] = "open"
+        for need in fronts[name].needs:
+            if need in fronts:
+                visit(need, (*path, name))
+            elif not _known(need):
+                raise sql_files.FrontMatterError(f"{name}.sql needs {need!r}, which is no view, macro or table")
+        state[name] = "done"
+        order.append(name)
+
+    for name in sorted(fronts):
+        visit(name, ())
+    return tuple(order)
+
+
+_VIEW_FRONT = _front("views")
+_MACRO_FRONT = _front("macros")
+_ORDER = creation_order({**_VIEW_FRONT, **_MACRO_FRONT})
+# Each view after the views and table macros it reads (the order of their `needs`).
+VIEWS = tuple(n for n in _ORDER if n in _VIEW_FRONT)
 PUBLIC_VIEWS = tuple(v for v in VIEWS if not v.startswith("_"))
-# Table macros (parametrized views) with their parameters.
-TABLE_MACROS = {
-    "kernels_in": ("name_kind", "want_device", "want_stream", "want_pid", "from_ns", "to_ns", "name_regex",
-                   "range_name := NULL", "exclude_range_name := NULL", "range_mode := 'thread'", "with_graphs := false"),
-    "kernels_in_range": ("pattern", "want_mode"),
-    "nvtx_attributed_ops": ("want_mode", "innermost_only", "with_graphs := false"),
-    "nvtx_projection": ("want_mode", "innermost_only", "with_graphs := false"),
-    "nvtx_kernel_groups": ("want_mode", "innermost_only", "kernel_name_kind", "with_graphs"),
-    "steady_ops": ("step_pattern", "warmup_pattern", "after_ns"),
-}
-# Scalar macros read no table: every catalog gets them when it is opened.
-SCALAR_MACROS = {"exact_variance": ("x",), "mem_kind": ("k",)}
+# Table macros (parametrized views) with their parameters, and scalar macros (they read no table: every catalog
+# gets them when it is opened).
+TABLE_MACROS = {n: _MACRO_FRONT[n].params for n in _ORDER if n in _MACRO_FRONT and _MACRO_FRONT[n].kind == "table_macro"}
+SCALAR_MACROS = {n: f.params for n, f in _MACRO_FRONT.items() if f.kind == "scalar_macro"}
 # Read only as a dependency, these stand in as an empty table: kernels_in filters on kernels_in_range only when
 # it is given a range name, and the real one would bind the whole NVTX attribution.
 STANDINS = {"kernels_in_range": "SELECT CAST(NULL AS BIGINT) AS kernel_id WHERE false"}
 
-# Objects a body reads through query_table('name'), which the scan of its code cannot see.
-_READ_BY_STRING = {"nvtx_attributed_ops": ("_op_ranges_launch", "_op_ranges_gpu")}
 # Comments and string literals name no object ('kernel' is a value, "-- kernels: ..." a note).
 _NOT_CODE = re.compile(r"'(?:[^']|'')*'|--[^\n]*")
 # Nor does a column alias (`count(*) AS kernels`) or a column of a table alias (`a.kernels`): reading the kernels
@@ -58,8 +81,9 @@ def body(name: str) -> str:
 
 @cache
 def dependencies() -> dict[str, tuple[str, ...]]:
-    """{object: the views and table macros its SQL names}."""
-    return {name: tuple(sorted((_named_in(body(name)) | set(_READ_BY_STRING.get(name, ()))) - {name}))
+    """{object: the views and table macros it needs (its front matter)}."""
+    fronts = {**_VIEW_FRONT, **_MACRO_FRONT}
+    return {name: tuple(sorted(n for n in fronts[name].needs if n in VIEWS or n in TABLE_MACROS))
             for name in (*VIEWS, *TABLE_MACROS)}
 
 
@@ -77,6 +101,11 @@ def wanted_by(query: str) -> set[str]:
     if _RANGE_FILTER.search(query):
         names.add("kernels_in_range")
     return names
+
+
+def named_in(sql: str) -> set[str]:
+    """The views and table macros that a piece of SQL reads (what a file's `needs` must hold of them)."""
+    return _named_in(sql)
 
 
 def _named_in(sql: str) -> set[str]:

@@ -1,10 +1,19 @@
-"""Read the SQL shipped in sql/: view definitions and report queries, with their header docs."""
+"""Read the SQL shipped in sql/: view definitions and report queries, with their front matter and header docs.
+
+Every file starts with four machine-read lines (docs/architecture.md, Adding a capability):
+
+    -- name: kernel_summary                  the file's name
+    -- kind: query                           view | table_macro | scalar_macro | query | check | fragment
+    -- params: $name_kind, $device           the $params its body uses (a macro: its arguments); or `none`
+    -- needs: kernels_in, strings            the objects it reads (views, macros, compat./raw. tables, or
+                                             PIPELINE_OBJECTS); or `none`
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 
 
@@ -14,21 +23,78 @@ class ColumnDoc:
     doc: str
 
 
+KINDS = ("view", "table_macro", "scalar_macro", "query", "check", "fragment")
+FRONT_KEYS = ("name", "kind", "params", "needs")
+# Objects that a pipeline makes before it runs the files that read them (a file's `needs` may name them), and
+# where each is made.
+PIPELINE_OBJECTS = {
+    **{f"_diag.{n}": "diagnose/data.py (sql/diagnose/_*.sql, sweep.py)" for n in (
+        "window_ops", "spans", "gpu_ops", "copies", "copy_calls", "sync_calls", "chunks", "finding_hits",
+        "finding_windows", "busy_at", "next_at", "gaps", "hit_depths")},
+    "_breakdown_ops": "categories/data.py (breakdown_ops.sql)",
+    "_breakdown_base": "breakdown/ranges.py (breakdown_ops.sql)",
+    "_breakdown_chosen": "breakdown/ranges.py",
+    **{f"_ncu_{n}_load": "ncu/tables.py" for n in ("info", "kernels", "nvtx", "instances", "metrics")},
+    "ncu_kernels": "ncu/tables.py (ncu_kernels.sql)",
+    "ncu_metrics": "ncu/tables.py (ncu_metrics.sql)",
+    "_nsys_kernels": "ncu/report.py",
+    **{f"_visual_{n}": "visual/data.py, visual/perfetto.py" for n in (
+        "driver", "runtime", "kernels", "memcpy", "memset", "graphs", "nvtx", "categories", "early_ops")},
+    "steps": "ranks/data.py (the step_ranges rows)",
+    "compat._all_kernels": "bad_rows.py (every row of the raw kernel table)",
+}
+
+
+class FrontMatterError(ValueError):
+    """A SQL file whose front matter is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    name: str
+    kind: str
+    params: tuple[str, ...]  # `$name` for a statement; `name` or `name := default` for a macro's arguments
+    needs: tuple[str, ...]
+
+
+def parse_front(name: str, text: str) -> FrontMatter:
+    """The front matter of a SQL file's text (its first four lines)."""
+    lines = text.split("\n", len(FRONT_KEYS))[:len(FRONT_KEYS)]
+    values = {}
+    for key, line in zip(FRONT_KEYS, lines):
+        prefix = f"-- {key}:"
+        if not line.startswith(prefix):
+            raise FrontMatterError(f"{name}.sql: line {len(values) + 1} should start with {prefix!r}")
+        values[key] = line[len(prefix):].strip()
+    if values["kind"] not in KINDS:
+        raise FrontMatterError(f"{name}.sql: kind {values['kind']!r} is not one of {', '.join(KINDS)}")
+    return FrontMatter(values["name"], values["kind"], _listed(values["params"]), _listed(values["needs"]))
+
+
+def _listed(value: str) -> tuple[str, ...]:
+    return () if value in ("none", "") else tuple(v.strip() for v in value.split(","))
+
+
 @dataclass(frozen=True)
 class SqlFile:
     name: str
     text: str
 
+    @cached_property
+    def front(self) -> FrontMatter:
+        return parse_front(self.name, self.text)
+
     @property
     def summary(self) -> str:
-        """The first header line after `name:`."""
-        first = self.text.splitlines()[0].lstrip("- ").strip()
+        """The first prose line, after its `name:`."""
+        first = self.header[0] if self.header else ""
         return first.split(":", 1)[1].strip() if ":" in first else first
 
     @property
     def header(self) -> list[str]:
+        """The prose header: the comment lines after the front matter."""
         lines = []
-        for line in self.text.splitlines():
+        for line in self.text.splitlines()[len(FRONT_KEYS):]:
             if not line.startswith("--"):
                 break
             lines.append(line.lstrip("- ").rstrip())
@@ -38,21 +104,38 @@ class SqlFile:
     def columns(self) -> list[ColumnDoc]:
         """Output columns of the top-level SELECT, from `... AS name, -- doc` lines."""
         docs = []
-        for m in _COLUMN_LINE.finditer(self.text):
-            docs.append(ColumnDoc(m.group("name"), m.group("doc").strip()))
+        outer = _OUTER_SELECT.search(self.text)
+        for m in _COLUMN_LINE.finditer(outer[0] if outer else ""):
+            docs.append(ColumnDoc(m["name"], (m["doc"] if m["doc"] is not None else m["next"]).strip()))
         return docs
 
 
-# `    expr AS name,   -- doc` or a bare `    name,  -- doc` at the outer indentation (4 spaces).
-_COLUMN_LINE = re.compile(r"^    (?:[^\n]*?\bAS )?(?P<name>[a-z_][a-z0-9_]*),?[ \t]+--(?P<doc>[^\n]*)$", re.M)
+# In the outermost SELECT (from the first `SELECT` at the start of a line to the `FROM` or `UNION` that ends it):
+# `    expr AS name,   -- doc` (the expression may begin on earlier lines), or a bare `    [alias.]name,  -- doc`
+# at the outer indentation (4 spaces) or on the SELECT line; the doc may stand on the next line when the column's
+# own line has none.
+_OUTER_SELECT = re.compile(r"^SELECT\b.*?(?=^(?:FROM|UNION)\b|\Z)", re.M | re.S)
+_COLUMN_LINE = re.compile(r"^(?:[^\n]*?\bAS |(?:    |SELECT )(?:[a-z_][a-z0-9_]*\.)?)(?P<name>[a-z_][a-z0-9_]*),?"
+                          r"(?:[ \t]+--(?P<doc>[^\n]*)|[ \t]*\n[ \t]+--(?P<next>[^\n]*))$", re.M)
+# A file whose output begins with the columns of another: `-- Extends: base` or `-- Columns: those of base`.
+_BASE = re.compile(r"(?:^|\. )(?:Extends:|Columns: those of) *(?P<base>[a-z_][a-z0-9_]*)")
+
+
+def documented_columns(folder: str, name: str) -> list[ColumnDoc]:
+    """Documented output columns of a file, those of the file it extends first (a view or macro, or one of its
+    own folder)."""
+    sql = read(folder, name)
+    inherited = []
+    for line in sql.header:
+        if m := _BASE.search(line):
+            base = m["base"]
+            inherited += documented_columns(next(f for f in ("views", "macros", folder) if base in names(f)), base)
+    return inherited + [c for c in sql.columns if c.name not in {i.name for i in inherited}]
 
 
 def view_columns(name: str) -> list[ColumnDoc]:
     """Documented columns of a view, including those of the view it extends (`-- Extends: base`)."""
-    sql = read("views", name)
-    bases = [line.split(":", 1)[1].strip() for line in sql.header if line.startswith("Extends:")]
-    inherited = [c for base in bases for c in view_columns(base)]
-    return inherited + sql.columns
+    return documented_columns("views", name)
 
 
 @cache
@@ -61,9 +144,16 @@ def read(folder: str, name: str) -> SqlFile:
     return SqlFile(name, text)
 
 
-def names(folder: str) -> list[str]:
+@cache
+def names(folder: str) -> tuple[str, ...]:
     root = resources.files("nsys_analytics.sql") / folder
-    return sorted(p.name[:-4] for p in root.iterdir() if p.name.endswith(".sql"))
+    return tuple(sorted(p.name[:-4] for p in root.iterdir() if p.name.endswith(".sql")))
+
+
+def folders() -> list[str]:
+    """The folders of sql/."""
+    root = resources.files("nsys_analytics.sql")
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("_"))
 
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")

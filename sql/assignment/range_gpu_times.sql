@@ -1,9 +1,13 @@
+-- name: range_gpu_times
+-- kind: query
+-- params: $after_ns, $attribution, $ops, $range, $warmup
+-- needs: _nvtx_ranges
 -- range_gpu_times: for each instance of the NVTX ranges matching $range (text, full name or a glob over either), its
 -- CPU time, the GPU projection of the GPU operations launched inside it, and the time from its start to the end of
 -- its last GPU operation (what a timer around it with a device synchronize measures), with whether it is warm-up.
--- Needs: _nvtx_ranges, _op_ranges. Parameters: $range; $mode ('thread' | 'process' | 'gpu', see kernel_ranges);
+-- Parameters: $range; $attribution ('thread' | 'process' | 'gpu', see kernel_ranges);
 -- $warmup (range holding warm-up work, NULL: none); $after_ns (instances starting before it are warm-up, NULL: none);
--- $ops (the attribution read: _op_ranges, or a table of its rows holding at least those of mode $mode in the
+-- $ops (the attribution read: _op_ranges, or a table of its rows holding at least those of mode $attribution in the
 -- $range ranges, as sql/attention/attributed_ops.sql makes).
 WITH warm AS (
     SELECT pid, start_ns, end_ns FROM _nvtx_ranges WHERE text = $warmup OR name = $warmup
@@ -19,7 +23,7 @@ instances AS (
 gpu AS (
     SELECT o.range_id, min(o.start_ns) AS gpu_start_ns, max(o.end_ns) AS gpu_end_ns, count(*) AS ops
     FROM $ops AS o
-    WHERE o.mode = $mode AND o.range_id IN (SELECT range_id FROM instances)
+    WHERE o.attribution = $attribution AND o.range_id IN (SELECT range_id FROM instances)
     GROUP BY o.range_id
 )
 SELECT

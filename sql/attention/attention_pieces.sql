@@ -1,11 +1,15 @@
+-- name: attention_pieces
+-- kind: query
+-- params: $after_ns, $attention, $attribution, $fused_names, $mask_regex, $ops, $output, $scores, $softmax, $warmup
+-- needs: _nvtx_ranges, graph_executions, strings
 -- attention_pieces: the GPU time of each attention instance (an NVTX range named $attention), split into the pieces
--- given by its sub-ranges, one row per instance. Kernels belong to a range as kernel_ranges says in mode $mode
+-- given by its sub-ranges, one row per instance. Kernels belong to a range as kernel_ranges says in attribution $attribution
 -- (docs/nvtx.md); a kernel of the attention range that is in none of its sub-ranges is in piece 'unassigned' (work
 -- between the sub-ranges), or 'fused' when its name is in $fused_names (a fused attention kernel).
 -- Needs: _nvtx_ranges, _op_ranges, strings, graph_executions (what kernel_ranges reads; its nesting levels and
 -- innermost flags, a window over every attributed kernel, are not needed here).
 -- Parameters (range names match the range's text, 'forward', or its full name, ':forward'):
---   $mode                          'thread' | 'process' | 'gpu'
+--   $attribution                          'thread' | 'process' | 'gpu'
 --   $attention                     the attention range
 --   $scores, $softmax, $output     the sub-ranges of QK^T, softmax and attention x V
 --   $mask_regex                    kernels of a sub-range whose name matches it are piece 'mask'
@@ -13,7 +17,7 @@
 --   $warmup                        a range whose instances hold warm-up work; NULL: none
 --   $after_ns                      instances starting before it are warm-up too; NULL: none
 --   $ops                           the attribution read: _op_ranges, or a table of its rows holding at least those
---                                  of mode $mode in the attention and sub-ranges (sql/attention/attributed_ops.sql)
+--                                  of mode $attribution in the attention and sub-ranges (sql/attention/attributed_ops.sql)
 -- The grouping is on integers (instance, kernel id) and the result one row per instance: at 10 M kernels the
 -- attention ranges hold 1.7 M kernels, which a grouping by kernel name kept whole in memory.
 WITH attn AS (
@@ -65,7 +69,7 @@ placed AS (  -- each kernel of an instance once, in the sub-range starting first
         arg_min(r.piece, r.sub_start_ns) AS piece
     FROM $ops AS k
     JOIN ranges AS r ON r.range_id = k.range_id
-    WHERE k.mode = $mode AND k.kind IN ('kernel', 'graph')
+    WHERE k.attribution = $attribution AND k.kind IN ('kernel', 'graph')
     GROUP BY r.attention_id, k.kind, k.op_id
     HAVING bool_or(r.piece IS NULL)
 ),
@@ -106,15 +110,15 @@ SELECT
     coalesce(k.scores_ns, 0) AS scores_ns,     -- summed GPU time of the kernels of piece QK^T (ns)
     coalesce(k.scores_kernels, 0) AS scores_kernels, -- their number
     coalesce(k.mask_ns, 0) AS mask_ns,         -- mask: kernels of a sub-range matching $mask_regex
-    coalesce(k.mask_kernels, 0) AS mask_kernels,
+    coalesce(k.mask_kernels, 0) AS mask_kernels, -- their number
     coalesce(k.softmax_ns, 0) AS softmax_ns,   -- softmax
-    coalesce(k.softmax_kernels, 0) AS softmax_kernels,
+    coalesce(k.softmax_kernels, 0) AS softmax_kernels, -- their number
     coalesce(k.output_ns, 0) AS output_ns,     -- attention x V
-    coalesce(k.output_kernels, 0) AS output_kernels,
+    coalesce(k.output_kernels, 0) AS output_kernels, -- their number
     coalesce(k.fused_ns, 0) AS fused_ns,       -- fused attention kernels outside the sub-ranges
-    coalesce(k.fused_kernels, 0) AS fused_kernels,
+    coalesce(k.fused_kernels, 0) AS fused_kernels, -- their number
     coalesce(k.unassigned_ns, 0) AS unassigned_ns, -- other kernels of the instance, in none of its sub-ranges
-    coalesce(k.unassigned_kernels, 0) AS unassigned_kernels
+    coalesce(k.unassigned_kernels, 0) AS unassigned_kernels -- their number
 FROM attn AS a
 ASOF LEFT JOIN warm_reach AS w ON w.pid = a.pid AND a.start_ns >= w.start_ns
 LEFT JOIN per_instance AS k ON k.attention_id = a.range_id

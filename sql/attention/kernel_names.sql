@@ -1,14 +1,18 @@
+-- name: kernel_names
+-- kind: query
+-- params: $after_ns, $attribution, $ops, $range, $warmup
+-- needs: _nvtx_ranges, compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, strings
 -- kernel_names: GPU time per kernel name of the kernels launched inside NVTX ranges matching $range (text,
 -- full name or a glob over either), warm-up left out; with $range NULL, of all kernels but the warm-up ones.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, _op_ranges, _nvtx_ranges, strings. The attribution
+-- The attribution
 -- (_op_ranges, as kernel_ranges lists it) is read once, joined only to the ranges that decide; with $range given,
 -- the kernels' durations and names come with it (every kernel is read only with $range NULL), and only kernels
 -- that may lie in two deciding ranges are grouped (grouping every kernel was most of the query's time).
 -- With $range NULL no range is wanted: the warm-up ranges are read, all grouped.
--- Parameters: $mode ('thread' | 'process' | 'gpu', see kernel_ranges); $range; $warmup (a range whose kernels are
+-- Parameters: $attribution ('thread' | 'process' | 'gpu', see kernel_ranges); $range; $warmup (a range whose kernels are
 -- warm-up, NULL: none); $after_ns (kernels of range instances, or with $range NULL kernels, starting before it are
 -- warm-up, NULL: none); $ops (the attribution read: _op_ranges, or a table of its rows holding at least those of
--- mode $mode in the $range and $warmup ranges, e.g. the report's, made once for all its sections).
+-- mode $attribution in the $range and $warmup ranges, e.g. the report's, made once for all its sections).
 WITH ranges AS (  -- the ranges that decide: wanted (the $range instances kept) and warm-up ones
     SELECT range_id, global_pid, start_ns, end_ns,
         $range IS NOT NULL AND (text = $range OR name = $range OR text GLOB $range OR name GLOB $range)
@@ -23,7 +27,7 @@ deciding AS (  -- grouped: its kernels may lie in another deciding range too, so
                -- rows are dropped); in the other modes every range is grouped (thread: a range ended elsewhere is
                -- in no attribution; gpu: a kernel's execution may overlap two ranges that do not meet).
     SELECT range_id, wanted, warm,
-        $mode <> 'process' OR $range IS NULL
+        $attribution <> 'process' OR $range IS NULL
             OR (wanted AND (warm OR coalesce(max(end_ns) FILTER (wanted) OVER before >= start_ns, false)
                             OR coalesce(min(start_ns) FILTER (wanted) OVER after <= end_ns, false)
                             OR coalesce(max(end_ns) FILTER (warm) OVER before >= start_ns, false)
@@ -41,7 +45,7 @@ attributed AS MATERIALIZED (  -- one pass over the attribution: the kernels of t
     SELECT a.kind, a.op_id, a.duration_ns, a.name_id, r.wanted, r.warm, r.grouped
     FROM $ops AS a
     JOIN (SELECT * FROM deciding WHERE wanted OR grouped) AS r ON r.range_id = a.range_id
-    WHERE a.mode = $mode AND a.kind IN ('kernel', 'graph')
+    WHERE a.attribution = $attribution AND a.kind IN ('kernel', 'graph')
 ),
 flags AS (  -- the kernels of grouped ranges: in a wanted range, in a warm-up range, or both
     SELECT kind, op_id, any_value(duration_ns) AS duration_ns, any_value(name_id) AS name_id,

@@ -1,9 +1,13 @@
+-- name: breakdown_range_ops
+-- kind: query
+-- params: none
+-- needs: _breakdown_base, _breakdown_chosen, _nvtx_ranges, nvtx_attributed_ops
 -- breakdown_range_ops: the operations of _breakdown_base (sql/categories/breakdown_ops.sql), one row per operation and chosen
 -- NVTX range it belongs to, by the process rule of nvtx_attributed_ops: the CUDA API call that launched it ran
 -- inside the range's window, on any thread of the same process (backward kernels launched by autograd's own
 -- thread land in `backward`). An operation counts once per range name, however many instances of the name hold
 -- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, loaded by breakdown/ranges.py),
--- nvtx_attributed_ops, _nvtx_ranges. No parameters. Columns: those of _breakdown_base, with `part` = the range.
+-- nvtx_attributed_ops, _nvtx_ranges.  Columns: those of _breakdown_base, with `part` = the range.
 WITH chosen AS (  -- the instances of the chosen ranges
     SELECT r.range_id, n.part
     FROM _nvtx_ranges AS r

@@ -1,3 +1,7 @@
+-- name: breakdown_by_name
+-- kind: query
+-- params: none
+-- needs: _breakdown_ops, strings
 -- breakdown_by_name: GPU time per kernel name (and per memcpy/memset kind) and device, with the name to classify.
 -- Needs: _breakdown_ops (breakdown_ops.sql), strings.
 -- No parameters (the filters are in _breakdown_ops). The caller classifies each distinct demangled name once

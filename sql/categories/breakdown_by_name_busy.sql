@@ -1,8 +1,12 @@
+-- name: breakdown_by_name_busy
+-- kind: query
+-- params: none
+-- needs: _breakdown_ops, strings
 -- breakdown_by_name_busy: breakdown_by_name plus each name's share of the GPU's busy time. Where operations
 -- overlap (several streams), every instant is shared equally among the operations running at that instant,
 -- so the shares of all rows add up to the union of the busy intervals, per device (and NVTX range).
 -- Needs: _breakdown_ops (breakdown_ops.sql), strings.
--- No parameters. Sort and sweep per device (and range), no self-join: an operation that overlaps neither an
+-- Sort and sweep per device (and range), no self-join: an operation that overlaps neither an
 -- earlier one (running max of their ends) nor the next one keeps its whole duration; only overlapping ones go
 -- through the event sweep, where an operation's share is F(end) - F(start), F(t) = integral of 1 / (operations running).
 WITH flagged AS MATERIALIZED (

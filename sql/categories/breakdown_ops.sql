@@ -1,7 +1,10 @@
+-- name: breakdown_ops
+-- kind: query
+-- params: $attribution, $device, $end_ns, $exclude_range_name, $match, $memory_ops, $name_kind, $pid, $range_name, $start_ns, $steady_after_ns, $steady_range, $steady_warmup, $stream
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, kernels_in_range, memcpy, memset, steady_ops, strings
 -- breakdown_ops: the GPU operations a breakdown covers: one row per kernel, whole CUDA graph execution (label
 -- '[CUDA graph N]', classified by the rules like a kernel name), memcpy and memset that passes the filters. categories/data.py creates it as the temp view _breakdown_ops (read by breakdown_by_name*.sql),
 -- or, with --by range, as _breakdown_base under breakdown_range_ops.sql.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, memcpy, memset, strings, kernels_in_range, steady_ops.
 -- Parameters (NULL filters nothing), as in kernels_in:
 --   $name_kind                 'demangled' | 'short' | 'mangled': the kernel name shown (label_id)
 --   $device, $stream, $pid     exact matches

@@ -1,3 +1,7 @@
+-- name: bad_kernel_rows
+-- kind: check
+-- params: none
+-- needs: compat._all_kernels
 -- bad_kernel_rows: kernel rows that no duration can come from, counted once per version of a profile; the
 -- normalized views leave them out (Profile builds compat.CUPTI_ACTIVITY_KIND_KERNEL without them). Each row is
 -- counted under its first reason only. 4611686018427387904 = 2^62 ns (raw_schema.TIME_LIMIT_NS): a time no clock

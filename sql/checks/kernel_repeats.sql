@@ -1,6 +1,9 @@
+-- name: kernel_repeats
+-- kind: check
+-- params: none
+-- needs: compat._all_kernels
 -- kernel_repeats: sound kernel rows that repeat an earlier row (lower rowid) in every column but rowid; run only
 -- when bad_kernel_rows finds candidates. Only rows sharing start, end, device and stream are compared whole.
--- Needs: compat._all_kernels.
 WITH valid AS (
     SELECT * FROM compat._all_kernels  -- the sound rows, as bad_rows.VALID_KERNEL
     WHERE start IS NOT NULL AND "end" IS NOT NULL AND "end" >= start

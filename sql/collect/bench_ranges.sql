@@ -1,5 +1,9 @@
+-- name: bench_ranges
+-- kind: query
+-- params: $domain
+-- needs: _nvtx_ranges, _op_ranges
 -- bench_ranges: the GPU time of each benchmark run (one range instance in the benchmark's NVTX domain), per
--- annotation inside it. Needs: _op_ranges, _nvtx_ranges. Parameters: $domain (the benchmark's domain).
+-- annotation inside it.  Parameters: $domain (the benchmark's domain).
 -- A GPU operation (kernel, memcpy, memset) belongs to the run whose window its launch call falls in, on any
 -- thread of the process (process attribution: autograd's kernels count), and to the innermost range of another
 -- domain whose text ends in a configuration (`name[K=V,...]`, what `annotate` writes); one outside such a range
@@ -8,7 +12,7 @@ WITH placed AS (
     SELECT o.kind, o.op_id, o.range_start_ns, o.start_ns, o.end_ns, o.duration_ns, r.range_id, r.text, r.domain
     FROM _op_ranges AS o
     JOIN _nvtx_ranges AS r ON r.range_id = o.range_id
-    WHERE o.mode = 'process'
+    WHERE o.attribution = 'process'
 ),
 runs AS (
     SELECT * FROM placed WHERE domain = $domain

@@ -1,3 +1,7 @@
+-- name: _busy_queries
+-- kind: query
+-- params: $chunks
+-- needs: _diag.chunks, _diag.copies, _diag.sync_calls, kernels
 -- _busy_queries: the times at which sweep.py measures busy time (the busy time of the islands before each time):
 -- the start and end of every host<->device copy, on the kernel-only islands (copy_bottleneck: how long a kernel
 -- ran during the copy), and the chunk boundaries and both ends of each synchronization call (within its span),

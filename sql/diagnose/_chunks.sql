@@ -1,6 +1,9 @@
--- _chunks: each process/device's GPU span (first start to last end of its GPU operations) cut into $chunks
--- equal chunks, the time grid of the beyond-nsys rules; as a table macro _diag.chunks(chunks).
--- Needs: _diag.spans.
+-- name: _chunks
+-- kind: table_macro
+-- params: chunks
+-- needs: _diag.spans
+-- _chunks: each process/device's GPU span (first start to last end of its GPU operations) cut into `chunks`
+-- equal chunks, the time grid of the beyond-nsys rules; created as the table macro _diag.chunks(chunks).
 SELECT
     s.pid,                                          -- process
     s.device,                                       -- CUDA device id

@@ -1,7 +1,10 @@
+-- name: _copies
+-- kind: query
+-- params: $from_ns, $to_ns
+-- needs: memcpy
 -- _copies: the host<->device copies of the time window, with whether they read or write pageable or pinned host
 -- memory; created as the view _diag.copies (copy_bottleneck, and the times at which sweep.py measures kernel busy
 -- time for it).
--- Needs: memcpy.
 -- Params: $from_ns, $to_ns: copies overlapping [from, to).
 SELECT
     pid,                                            -- process

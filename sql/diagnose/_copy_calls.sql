@@ -1,6 +1,9 @@
+-- name: _copy_calls
+-- kind: query
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_RUNTIME, mem_kind, strings
 -- _copy_calls: every memory copy with the runtime call that issued it, as the copy rules print them; created as
 -- the view _diag.copy_calls. The first eleven columns are nsys' copy-rule columns; the rest are for filtering.
--- Needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings, mem_kind.
 SELECT
     m."end" - m.start AS duration_ns,              -- copy time on the GPU (ns)
     m.start AS start_ns,                           -- copy start on the GPU (ns)
@@ -15,10 +18,10 @@ SELECT
     s.value AS api_name,                           -- the runtime call that issued the copy
     m."end" AS end_ns,                             -- copy end on the GPU (ns)
     m.copyKind AS copy_kind_id,                    -- CUPTI copy kind (1 = host to device)
-    m.srcKind AS src_kind_id,                      -- CUPTI memory kinds (0 = pageable)
-    m.dstKind AS dst_kind_id,
-    m.srcDeviceId AS src_device,                   -- source and destination devices
-    m.dstDeviceId AS dst_device
+    m.srcKind AS src_kind_id,                      -- CUPTI memory kind of the source (0 = pageable)
+    m.dstKind AS dst_kind_id,                      -- CUPTI memory kind of the destination
+    m.srcDeviceId AS src_device,                   -- source device
+    m.dstDeviceId AS dst_device                    -- destination device
 FROM compat.CUPTI_ACTIVITY_KIND_MEMCPY AS m
 JOIN compat.CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = m.correlationId
 JOIN strings AS s ON s.id = r.nameId

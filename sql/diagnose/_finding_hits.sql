@@ -1,3 +1,7 @@
+-- name: _finding_hits
+-- kind: query
+-- params: none
+-- needs: _diag.finding_windows, _nvtx_ranges
 -- _finding_hits: the NVTX range instances each finding happens in: those of the finding's process that overlap one
 -- of its time windows (a range listed once per finding however many of its windows it overlaps). Only the finding
 -- windows (a handful) are joined to the ranges, no event-scale range join. Created as _diag.finding_hits;

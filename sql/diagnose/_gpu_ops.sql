@@ -1,7 +1,10 @@
+-- name: _gpu_ops
+-- kind: query
+-- params: $from_ns, $to_ns
+-- needs: _diag.spans, _diag.window_ops, compat.PROFILER_OVERHEAD, strings
 -- _gpu_ops: every GPU operation of the window (_diag.window_ops) plus the CUDA profiling overhead that falls
 -- inside a process/device's GPU span, as nsys' expert rules (gpu_gaps, gpu_time_util) see them; created as the
 -- view _diag.gpu_ops (a view: nothing per operation is kept in memory, each rule scans the cached tables).
--- Needs: _diag.window_ops, _diag.spans, strings, compat.PROFILER_OVERHEAD.
 -- Params: $from_ns, $to_ns: the time window (overhead overlapping it is kept).
 WITH
     overhead AS (

@@ -1,6 +1,9 @@
+-- name: _spans
+-- kind: query
+-- params: none
+-- needs: _diag.window_ops
 -- _spans: each process/device's GPU span, first start to last end of its GPU operations in the window, computed
 -- once as the table _diag.spans (the chunk grid and the profiling overhead kept are cut from it).
--- Needs: _diag.window_ops.
 SELECT
     pid,                                            -- process
     device,                                         -- CUDA device id

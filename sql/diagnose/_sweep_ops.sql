@@ -1,7 +1,10 @@
+-- name: _sweep_ops
+-- kind: query
+-- params: $hi, $lo
+-- needs: _diag.gpu_ops
 -- _sweep_ops: the GPU operations of the window that start in a time slice, the input of the one pass
 -- (nsys_analytics/diagnose/sweep.py) that finds the idle gaps and busy islands; unsorted (sweep.py sorts them by
 -- process/device and start with numpy). NULL context and correlation id (profiling overhead) come as -1.
--- Needs: _diag.gpu_ops.
 -- Params: $lo, $hi: the operations starting in [lo, hi).
 SELECT
     pid,                                            -- process

@@ -1,9 +1,12 @@
+-- name: _sync_calls
+-- kind: query
+-- params: $from_ns, $syncs, $to_ns
+-- needs: _diag.spans, compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings, syncs
 -- _sync_calls: the synchronization calls cuda_api_sync lists (cudaDeviceSynchronize, cudaStreamSynchronize
 -- overlapping the window), once per device of their process that has GPU work in the window, with the call's
 -- start and end clipped to that device's GPU span: the interval whose GPU idle time sync_idle.sql charges them,
 -- up to the first operation after the return (found by the pass: _next_queries.sql). Created as the table
 -- _diag.sync_calls before the pass, which measures the busy time at both ends (_busy_queries.sql).
--- Needs: compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings, _diag.spans.
 -- Params: $from_ns, $to_ns: calls overlapping [from, to); $syncs: false makes no rows (cuda_api_sync not run).
 WITH
     sync_names AS (

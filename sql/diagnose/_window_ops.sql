@@ -1,3 +1,7 @@
+-- name: _window_ops
+-- kind: query
+-- params: $from_ns, $graphs, $to_ns
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, memcpy, memset
 -- _window_ops: every GPU operation (kernel, memcpy, memset, whole CUDA graph execution) that overlaps the time
 -- window, as nsys' expert rules (gpu_gaps, gpu_time_util) see them; created as the view _diag.window_ops.
 -- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL (as _kernel_rows reads it), memcpy, memset, graph_executions.

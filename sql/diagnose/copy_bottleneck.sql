@@ -1,3 +1,7 @@
+-- name: copy_bottleneck
+-- kind: query
+-- params: $chunks
+-- needs: _diag.busy_at, _diag.chunks, _diag.copies
 -- copy_bottleneck: host<->device copies per chunk of each process/device's GPU span: their time, the part from
 -- pageable or pinned host memory, and the part during which a kernel ran (on another stream: a stream runs one
 -- operation at a time). Kernel-busy time during a copy is the kernel busy curve (busy time of the merged kernel

@@ -1,6 +1,9 @@
+-- name: cuda_api_sync
+-- kind: query
+-- params: $from_ns, $rows, $to_ns
+-- needs: compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings
 -- cuda_api_sync: cudaDeviceSynchronize / cudaStreamSynchronize calls, which block the calling thread until
 -- the GPU catches up; = `nsys analyze --rule cuda_api_sync`. Longest first.
--- Needs: compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings.
 -- Params: $from_ns, $to_ns: calls overlapping [from, to); $rows: row limit (NULL: all).
 WITH
     sync_names AS (

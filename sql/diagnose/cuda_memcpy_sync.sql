@@ -1,8 +1,22 @@
+-- name: cuda_memcpy_sync
+-- kind: query
+-- params: $from_ns, $rows, $to_ns
+-- needs: _diag.copy_calls
 -- cuda_memcpy_sync: synchronous copies (cudaMemcpy* without Async), leaving out host-to-device copies of
 -- 64 kB or less and copies within one device; = `nsys analyze --rule cuda_memcpy_sync`. Longest first.
--- Needs: _diag.copy_calls.
 -- Params: $from_ns, $to_ns: copies overlapping [from, to); $rows: row limit (NULL: all).
-SELECT * EXCLUDE (end_ns, copy_kind_id, src_kind_id, dst_kind_id, src_device, dst_device)
+SELECT
+    duration_ns,                               -- copy time on the GPU (ns)
+    start_ns,                                  -- copy start on the GPU (ns)
+    src_memory,                                -- source memory kind (Pageable, Pinned, Device, ...)
+    dst_memory,                                -- destination memory kind
+    bytes,                                     -- bytes copied
+    pid,                                       -- process
+    device,                                    -- CUDA device id
+    context,                                   -- CUDA context id
+    green_context,                             -- green context id (NULL when none)
+    stream,                                    -- CUDA stream id
+    api_name                                   -- the runtime call that issued the copy
 FROM _diag.copy_calls
 WHERE NOT (bytes <= 64000 AND copy_kind_id = 1)
   AND NOT (src_device IS NOT NULL AND src_device = dst_device)

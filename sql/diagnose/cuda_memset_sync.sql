@@ -1,6 +1,9 @@
+-- name: cuda_memset_sync
+-- kind: query
+-- params: $from_ns, $rows, $to_ns
+-- needs: compat.CUPTI_ACTIVITY_KIND_MEMSET, compat.CUPTI_ACTIVITY_KIND_RUNTIME, mem_kind, strings
 -- cuda_memset_sync: synchronous memsets (cudaMemset* without async) of pinned host or managed memory;
 -- = `nsys analyze --rule cuda_memset_sync`. Longest first.
--- Needs: compat.CUPTI_ACTIVITY_KIND_MEMSET, compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings.
 -- Params: $from_ns, $to_ns: memsets overlapping [from, to); $rows: row limit (NULL: all).
 SELECT
     m."end" - m.start AS duration_ns,              -- memset time on the GPU (ns)

@@ -1,3 +1,7 @@
+-- name: finding_ranges
+-- kind: query
+-- params: $max_ranges
+-- needs: _diag.finding_hits, _diag.hit_depths
 -- finding_ranges: the NVTX ranges each finding happens in, one row per finding and range name, outermost first:
 -- the names of its range instances (_diag.finding_hits) by their smallest nesting depth, then first start.
 -- The depth of an instance is counted among the instances of the same finding and process (an enclosing range

@@ -1,3 +1,7 @@
+-- name: gpu_gaps
+-- kind: query
+-- params: $rows, $threshold_ns
+-- needs: _diag.gaps
 -- gpu_gaps: periods where a device of a process runs no GPU operation for longer than a threshold,
 -- = `nsys analyze --rule gpu_gaps`. A gap runs from the latest end of the operations started so far to the
 -- next start (running max over operations sorted by start, sweep.py; equal to nsys' pairing of sorted ends and

@@ -1,3 +1,7 @@
+-- name: gpu_starved
+-- kind: query
+-- params: $min_gap_ns
+-- needs: _diag.gaps, _range_ops
 -- gpu_starved: idle gaps of each process/device (no GPU operation on any stream) of at least $min_gap_ns that
 -- end with a kernel, split by when that kernel's launch call started: after the GPU went idle (`late`: the
 -- CPU had not asked for work yet, the GPU was starved) or before (`pending`: the work was queued and waited

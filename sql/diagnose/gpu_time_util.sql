@@ -1,3 +1,7 @@
+-- name: gpu_time_util
+-- kind: query
+-- params: $chunks, $rows, $threshold_pct
+-- needs: _diag.gpu_ops, _diag.spans
 -- gpu_time_util: stretches of a process/device's GPU span whose time utilization is below a threshold,
 -- = `nsys analyze --rule gpu_time_util`. The span (first start to last end) is cut into $chunks equal chunks
 -- (ceil-rounded length); a chunk's in-use % sums the overlap of every operation, so concurrent streams may
@@ -8,7 +12,6 @@
 -- their counts): one grouping of the operations by the chunk their start and their end fall in, then a running sum
 -- over the chunks; no operation is cut or joined to the chunks. Integer arithmetic throughout (the chunk bounds are
 -- whole nanoseconds), so the sums are exact.
--- Needs: _diag.gpu_ops, _diag.spans.
 -- Params: $chunks (1..1000); $threshold_pct: report chunks below this in-use %; $rows: row limit (NULL: all).
 WITH
     span AS (

@@ -1,3 +1,7 @@
+-- name: gpu_utilization
+-- kind: query
+-- params: $chunks
+-- needs: _diag.busy_at, _diag.chunks
 -- gpu_utilization: busy time of each process/device per chunk of its GPU span, counting a moment once however
 -- many streams run then (busy union across streams): the busy curve of the islands of all work (busy time before
 -- a time, measured by sweep.py at every chunk boundary) at the chunk's end minus at its start.

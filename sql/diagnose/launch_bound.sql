@@ -1,3 +1,7 @@
+-- name: launch_bound
+-- kind: query
+-- params: $chunks, $from_ns, $short_ns, $to_ns
+-- needs: _diag.chunks, _range_ops, strings
 -- launch_bound: per chunk of each process/device's GPU span, kernel time, the kernels shorter than $short_ns
 -- and the kernels that ran shorter than the CPU call that launched them (graph launches excluded: one call
 -- launches many kernels).

@@ -1,3 +1,7 @@
+-- name: sync_idle
+-- kind: query
+-- params: none
+-- needs: _diag.busy_at, _diag.next_at, _diag.spans, _diag.sync_calls
 -- sync_idle: the GPU idle time that cuda_api_sync's calls cause: for each call and device of its process, the idle
 -- time (no GPU operation on any stream) from the call's start to the first GPU operation that starts after it
 -- returned, at most the call's duration: without the call the CPU would have issued that operation at most that

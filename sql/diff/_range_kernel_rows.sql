@@ -1,7 +1,11 @@
+-- name: _range_kernel_rows
+-- kind: fragment
+-- params: $from_ns, $steady_warmup, $to_ns
+-- needs: _nvtx_ranges, strings
 -- _range_kernel_rows: the rows of range_kernels and range_kernels_gpu, appended to either (diff/data.py), whose
 -- CTEs per_instance (range_id, kernel_ns: an instance's inclusive kernel time) and per_name (range, name_id,
 -- kernel_ns, kernels: the kernel time per range name and kernel name, innermost range only) it reads.
--- Needs: _nvtx_ranges, strings. Parameters: $from_ns, $to_ns (NULL: every instance), $steady_warmup: the instance
+-- Parameters: $from_ns, $to_ns (NULL: every instance), $steady_warmup: the instance
 -- rows keep the steady state's instances as steady_range_durations does (same rule, so their counts agree).
 -- Rows with a style are per range name, style and instance kernel time; rows without one per range and kernel.
 SELECT

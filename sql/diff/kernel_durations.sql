@@ -1,3 +1,7 @@
+-- name: kernel_durations
+-- kind: query
+-- params: none
+-- needs: _kernel_durations, strings
 -- kernel_durations: how often each kernel duration occurs, per demangled and short kernel name; the distributions
 -- `diff` and the run catalog compare, and from which they compute each kernel's total, mean, median, min, max and
 -- standard deviation exactly (tests check them against `kernels`, = cuda_gpu_kern_sum).

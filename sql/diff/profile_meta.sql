@@ -1,5 +1,8 @@
+-- name: profile_meta
+-- kind: query
+-- params: none
+-- needs: compat.ANALYSIS_DETAILS, compat.EXPORT_META_DATA, compat.META_DATA_EXPORT, compat.TARGET_INFO_GPU
 -- profile_meta: what identifies a capture, read from the small metadata tables only (no event scan).
--- Needs: compat.META_DATA_EXPORT, compat.EXPORT_META_DATA, compat.ANALYSIS_DETAILS, compat.TARGET_INFO_GPU.
 WITH meta AS (
     SELECT name, value FROM compat.META_DATA_EXPORT
     UNION ALL

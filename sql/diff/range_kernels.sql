@@ -1,8 +1,12 @@
+-- name: range_kernels
+-- kind: query
+-- params: $attribution, $steady_after_ns, $steady_range, $steady_warmup
+-- needs: _nvtx_ranges, _range_grid, _range_kernel_rows, _range_keys, _range_ops, steady_ops
 -- range_kernels: how often each per-instance kernel time occurs per NVTX range name and style (an instance's
 -- kernel time is inclusive, as nsys counts: a kernel in every enclosing range; instances holding none count at 0),
 -- and the kernel time per range name and kernel name (innermost range only, so these add up to the attributed
 -- kernel total), in the thread or process attribution (the gpu one: range_kernels_gpu). Same rows as
--- nvtx_attributed_ops($mode, false) grouped by range and by innermost range (kernel_ranges' pick: the range that
+-- nvtx_attributed_ops($attribution, false) grouped by range and by innermost range (kernel_ranges' pick: the range that
 -- started last, then ends first), without listing every (kernel, enclosing range) pair nor grouping them by kernel:
 -- Each key's (thread's or process's) timeline is cut at every range start and every range end + 1 into segments;
 -- within one, the ranges that hold a time are the same. A range covers the segments from the one its start opens
@@ -12,7 +16,7 @@
 -- holding the call are exactly the segment's ranges: the segment's innermost range and its covering ranges are the
 -- kernel's. A call reaching past its segment's end keeps those of the segment's ranges that also hold its end,
 -- and is picked one by one.
--- Needs: _range_keys, _range_grid, _range_ops, _nvtx_ranges, strings, steady_ops. Parameters: $mode ('thread' |
+-- Parameters: $attribution ('thread' |
 -- 'process'); $steady_range, $steady_warmup, $steady_after_ns: only the kernels of the steady state (steady_ops;
 -- $steady_range NULL: every kernel).
 -- Ends with the CTEs per_instance and per_name that _range_kernel_rows.sql (appended: diff/data.py) turns into
@@ -23,7 +27,7 @@ WITH ranges AS MATERIALIZED (  -- ord: the innermost order (later start, then ea
            dense_rank() OVER (ORDER BY r.name) AS name_key
     FROM _range_keys AS k
     JOIN _nvtx_ranges AS r ON r.range_id = k.range_id
-    WHERE k.mode = $mode
+    WHERE k.attribution = $attribution
 ),
 points AS (  -- where the set of ranges holding a time changes
     SELECT key, start_ns AS t FROM ranges
@@ -53,19 +57,19 @@ covered AS (  -- covered segments with their innermost range's name, once per ti
     FROM (SELECT seg, max(ord) AS ord FROM cover GROUP BY seg) AS p
     JOIN segments AS s ON s.seg = p.seg
     JOIN ranges AS r ON r.key = s.key AND r.ord = p.ord
-    JOIN _range_grid AS g ON g.mode = $mode AND g.key = s.key
+    JOIN _range_grid AS g ON g.attribution = $attribution AND g.key = s.key
 ),
 calls AS (  -- each kernel's launching call, with its key and the time bucket of its start
     SELECT o.duration_ns, o.name_id, o.launch_start_ns, o.launch_end_ns, o.key, o.op_id,
            o.launch_start_ns >> g.shift AS bucket
     FROM (
-        SELECT *, CASE $mode WHEN 'thread' THEN launch_global_tid ELSE global_pid END AS key
+        SELECT *, CASE $attribution WHEN 'thread' THEN launch_global_tid ELSE global_pid END AS key
         FROM _range_ops
         WHERE kind = 'kernel'
           AND ($steady_range IS NULL OR op_id IN (
               SELECT op_id FROM steady_ops($steady_range, $steady_warmup, $steady_after_ns) WHERE kind = 'kernel'))
     ) AS o
-    JOIN _range_grid AS g ON g.mode = $mode AND g.key = o.key
+    JOIN _range_grid AS g ON g.attribution = $attribution AND g.key = o.key
 ),
 located AS MATERIALIZED (  -- each kernel whose launching call starts in a covered segment, with that segment
     SELECT o.op_id, o.duration_ns, o.name_id, c.seg, c.name_key, o.launch_end_ns < c.seg_end AS within,

@@ -1,9 +1,13 @@
+-- name: range_kernels_gpu
+-- kind: query
+-- params: $attribution, $steady_after_ns, $steady_range, $steady_warmup
+-- needs: _nvtx_ranges, _range_kernel_rows, nvtx_attributed_ops, steady_ops
 -- range_kernels_gpu: range_kernels (see there) in the gpu attribution, where a kernel belongs to every range its
 -- GPU execution overlaps (so the segments of range_kernels do not apply): the per-instance kernel times (inclusive)
 -- per range name and style, and the kernel time per range name and kernel name (innermost range only), from one
 -- pass of the attribution. Also the thread and process attribution's reference (tests/test_diff_range_kernels.py
 -- compares range_kernels with it).
--- Needs: nvtx_attributed_ops, _nvtx_ranges, strings, steady_ops. Parameters: $mode ('thread' | 'process' |
+-- Parameters: $attribution ('thread' | 'process' |
 -- 'gpu'; docs/nvtx.md); $steady_range, $steady_warmup, $steady_after_ns: only the kernels of the steady state
 -- (steady_ops; $steady_range NULL: every kernel). The innermost range is kernel_ranges' pick: the one that started
 -- last, then ends first.
@@ -11,7 +15,7 @@
 -- its rows.
 WITH ops AS MATERIALIZED (
     SELECT op_id, range_id, range_start_ns, range_end_ns, duration_ns, name_id
-    FROM nvtx_attributed_ops($mode, false)
+    FROM nvtx_attributed_ops($attribution, false)
     WHERE kind = 'kernel' AND range_id IS NOT NULL
       AND ($steady_range IS NULL OR op_id IN (
           SELECT op_id FROM steady_ops($steady_range, $steady_warmup, $steady_after_ns) WHERE kind = 'kernel'))

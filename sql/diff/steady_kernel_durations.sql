@@ -1,7 +1,11 @@
+-- name: steady_kernel_durations
+-- kind: query
+-- params: $steady_after_ns, $steady_range, $steady_warmup
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, steady_ops, strings
 -- steady_kernel_durations: kernel_durations (how often each kernel duration occurs, per demangled and short kernel
 -- name) over the steady state only: the kernels whose launching call ran inside a kept step instance (steady_ops,
 -- nsys_analytics/nvtx/steady.py), the window `diff` compares per step.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, steady_ops, strings. Parameters: $steady_range (the step ranges, a
+-- Parameters: $steady_range (the step ranges, a
 -- glob), $steady_warmup (warm-up range, NULL: none), $steady_after_ns (steps starting before it are warm-up, NULL:
 -- none).
 WITH steady AS (

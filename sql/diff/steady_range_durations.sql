@@ -1,7 +1,11 @@
+-- name: steady_range_durations
+-- kind: query
+-- params: $from_ns, $steady_warmup, $to_ns
+-- needs: _nvtx_ranges
 -- steady_range_durations: range_durations (how often each NVTX range duration occurs, per range name and style)
 -- over the steady state only: the instances that start within [$from_ns, $to_ns], the span of the kept step
 -- instances (nsys_analytics/nvtx/steady.py), outside the warm-up range.
--- Needs: _nvtx_ranges. Parameters: $from_ns, $to_ns (the window), $steady_warmup (warm-up range, NULL: none).
+-- Parameters: $from_ns, $to_ns (the window), $steady_warmup (warm-up range, NULL: none).
 WITH warm AS (
     SELECT pid, start_ns, end_ns FROM _nvtx_ranges WHERE text = $steady_warmup OR name = $steady_warmup
 )

@@ -1,3 +1,7 @@
+-- name: active_processes
+-- kind: query
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_DRIVER, compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, nvtx_events, processes, threads
 -- active_processes: the processes that ran CUDA work or NVTX ranges, with their names and activity.
 -- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.CUPTI_ACTIVITY_KIND_DRIVER,
 -- nvtx_events, processes, threads. Kernels and API calls are counted on their tables (the pid as the kernels and

@@ -1,5 +1,9 @@
+-- name: kernel_summary
+-- kind: query
+-- params: $attribution, $device, $end_ns, $exclude_range_name, $graphs, $limit, $match, $name_kind, $pid, $range_name, $start_ns, $stream
+-- needs: _kernel_name_stats, exact_variance, kernels_in, strings
 -- kernel_summary: time per kernel name, = `nsys stats --report cuda_gpu_kern_sum` (Nsight Systems 2023+).
--- Needs: kernels_in, _kernel_name_stats, strings. Parameters: $name_kind, $device, $stream, $pid, $start_ns,
+-- Parameters: $name_kind, $device, $stream, $pid, $start_ns,
 -- $end_ns, $match, $range_name, $exclude_range_name, $attribution, $graphs (with_graphs; nsys: false) (see
 -- kernels_in),
 -- $limit (NULL = all rows). Unrounded; the report rounds as nsys does. Same order as nsys: total time descending, ties in
@@ -34,7 +38,7 @@ WITH summary AS (
         max(duration_ns) AS max,
         exact_variance(duration_ns) AS variance
     FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
-                    exclude_range_name := $exclude_range_name, range_mode := $attribution, with_graphs := $graphs)
+                    exclude_range_name := $exclude_range_name, attribution := $attribution, with_graphs := $graphs)
     WHERE NOT ($device IS NULL AND $stream IS NULL AND $pid IS NULL AND $start_ns IS NULL AND $end_ns IS NULL
                AND $match IS NULL AND $range_name IS NULL AND $exclude_range_name IS NULL AND NOT $graphs)
     GROUP BY group_name_id

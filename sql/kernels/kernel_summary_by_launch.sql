@@ -1,6 +1,10 @@
+-- name: kernel_summary_by_launch
+-- kind: query
+-- params: $attribution, $device, $end_ns, $exclude_range_name, $graphs, $limit, $match, $name_kind, $pid, $range_name, $start_ns, $stream
+-- needs: exact_variance, kernels_in
 -- kernel_summary_by_launch: time per kernel name and launch configuration,
 -- = `nsys stats --report cuda_gpu_kern_gb_sum` (2022.4: `gpukernsum`).
--- Needs: kernels_in. Parameters as kernel_summary.
+-- Parameters as kernel_summary.
 WITH summary AS (
     SELECT
         group_name_id,
@@ -15,7 +19,7 @@ WITH summary AS (
         max(duration_ns) AS max,
         exact_variance(duration_ns) AS variance
     FROM kernels_in($name_kind, $device, $stream, $pid, $start_ns, $end_ns, $match, range_name := $range_name,
-                    exclude_range_name := $exclude_range_name, range_mode := $attribution, with_graphs := $graphs)
+                    exclude_range_name := $exclude_range_name, attribution := $attribution, with_graphs := $graphs)
     GROUP BY group_name_id, grid, block
 )
 SELECT

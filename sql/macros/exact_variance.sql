@@ -1,3 +1,7 @@
+-- name: exact_variance
+-- kind: scalar_macro
+-- params: x
+-- needs: none
 -- exact_variance(x): scalar macro over an aggregate, the sample variance of integer x (NULL for one row),
 -- never negative. Where the integer sums fit in HUGEINT (every |x| below 2^40 ns, n * sum(x^2) below 10^37) it
 -- is computed from exact integer sums, so there is a single rounding whatever the row order. Beyond that (values

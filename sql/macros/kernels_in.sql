@@ -1,13 +1,16 @@
+-- name: kernels_in
+-- kind: table_macro
+-- params: name_kind, want_device, want_stream, want_pid, from_ns, to_ns, name_regex, range_name := NULL, exclude_range_name := NULL, attribution := 'thread', with_graphs := false
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, kernels_in_range, strings
 -- kernels_in(name_kind, want_device, want_stream, want_pid, from_ns, to_ns, name_regex): table macro, the
 -- kernels that pass the common report filters, with the name the user chose. NULL arguments filter nothing.
 -- Reads the compat table directly and joins only the chosen name: the summaries stay one scan and one join.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, strings.
 --   name_kind    'demangled' | 'short' | 'mangled' (mangled falls back to demangled when absent, as nsys does)
 --   want_device, want_stream, want_pid   exact matches
 --   from_ns, to_ns                       keep kernels that start in [from_ns, to_ns)
 --   name_regex                           regular expression searched in the chosen name
 --   range_name, exclude_range_name       keep kernels in / not in an NVTX range of that name (kernels_in_range)
---   range_mode                           how kernels belong to ranges: 'thread' (default), 'process', 'gpu'
+--   attribution                          how kernels belong to ranges: 'thread' (default), 'process', 'gpu'
 --   with_graphs                          true: whole CUDA graph executions too, one name '[CUDA graph N]' per
 --                                        graph (graph_executions; nsys leaves them out); false (default): as nsys
 WITH chosen AS (
@@ -27,9 +30,9 @@ WITH chosen AS (
       AND (want_pid IS NULL OR (k.globalPid >> 24) & 16777215 = want_pid)
       AND (from_ns IS NULL OR k.start >= from_ns)
       AND (to_ns IS NULL OR k.start < to_ns)
-      AND (range_name IS NULL OR k.rowid IN (SELECT kernel_id FROM kernels_in_range(range_name, range_mode)))
+      AND (range_name IS NULL OR k.rowid IN (SELECT kernel_id FROM kernels_in_range(range_name, attribution)))
       AND (exclude_range_name IS NULL
-           OR k.rowid NOT IN (SELECT kernel_id FROM kernels_in_range(exclude_range_name, range_mode)))
+           OR k.rowid NOT IN (SELECT kernel_id FROM kernels_in_range(exclude_range_name, attribution)))
     UNION ALL
     SELECT g.start_ns, g.duration_ns, NULL, NULL, NULL, NULL, NULL, NULL,
         -1 - coalesce(g.graph_id, g.graph_exec_id),  -- below every string id: a group of its own per graph
@@ -43,7 +46,15 @@ WITH chosen AS (
       AND (to_ns IS NULL OR g.start_ns < to_ns)
 )
 SELECT
-    c.* EXCLUDE (graph_name),                  -- start_ns, duration_ns, grid_*, block_*, group_name_id
+    c.start_ns,                                -- GPU start (ns)
+    c.duration_ns,                             -- GPU duration (ns)
+    c.grid_x,                                  -- grid size (NULL for a graph execution)
+    c.grid_y,                                  -- grid size, y
+    c.grid_z,                                  -- grid size, z
+    c.block_x,                                 -- block size (NULL for a graph execution)
+    c.block_y,                                 -- block size, y
+    c.block_z,                                 -- block size, z
+    c.group_name_id,                           -- strings.id of the chosen name; -1 - graph id for a graph
     coalesce(s.value, c.graph_name) AS group_name -- the chosen name
 FROM chosen AS c
 LEFT JOIN strings AS s ON s.id = c.group_name_id

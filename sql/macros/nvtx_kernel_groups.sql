@@ -1,8 +1,12 @@
--- nvtx_kernel_groups(want_mode, innermost_only, kernel_name_kind, with_graphs): table macro, the rows of
+-- name: nvtx_kernel_groups
+-- kind: table_macro
+-- params: want_attribution, innermost_only, kernel_name_kind, with_graphs
+-- needs: _nvtx_ranges, exact_variance, graph_executions, nvtx_attributed_ops, strings
+-- nvtx_kernel_groups(want_attribution, innermost_only, kernel_name_kind, with_graphs): table macro, the rows of
 -- nvtx_kernel_summary (GPU time of kernels per NVTX range, thread and kernel name, = `nsys stats --report
--- nvtx_kern_sum` with want_mode 'thread', inclusive), unordered. Kernels in no range form rows with an empty range,
--- as in nsys. Needs: nvtx_attributed_ops, _nvtx_ranges, graph_executions, strings. Unrounded.
---   want_mode         'thread' | 'process' | 'gpu'
+-- nvtx_kern_sum` with want_attribution 'thread', inclusive), unordered. Kernels in no range form rows with an empty range,
+-- as in nsys.  Unrounded.
+--   want_attribution  'thread' | 'process' | 'gpu'
 --   innermost_only    true: each kernel in its innermost range only (exclusive)
 --   kernel_name_kind  'demangled' | 'short' | 'mangled', as kernels_in
 --   with_graphs       true: whole CUDA graph executions too, as '[CUDA graph N]' (nsys: false)
@@ -29,13 +33,13 @@ rows AS (
         a.duration_ns,
         coalesce(l.may_repeat, false) AS may_repeat,
         a.launch_global_tid & 16777215 AS launch_tid,
-        want_mode = 'process' AND a.launch_global_tid & 16777215 <> l.tid AS foreign_launch,
+        want_attribution = 'process' AND a.launch_global_tid & 16777215 <> l.tid AS foreign_launch,
         CASE WHEN a.kind = 'graph' THEN -1 - coalesce(g.graph_id, g.graph_exec_id)  -- below every string id
              WHEN kernel_name_kind = 'short' THEN coalesce(a.short_name_id, a.name_id)
              WHEN kernel_name_kind = 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
              ELSE a.name_id END AS name_id,
         g.name AS graph_name
-    FROM nvtx_attributed_ops(want_mode, innermost_only, with_graphs := with_graphs) AS a
+    FROM nvtx_attributed_ops(want_attribution, innermost_only, with_graphs := with_graphs) AS a
     LEFT JOIN labels AS l ON l.range_id = a.range_id
     LEFT JOIN graph_executions AS g ON a.kind = 'graph' AND g.op_id = a.op_id
     WHERE a.kind = 'kernel' OR a.kind = 'graph'

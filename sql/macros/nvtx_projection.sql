@@ -1,9 +1,13 @@
--- nvtx_projection(want_mode, innermost_only, with_graphs := false): table macro, each NVTX range projected onto the GPU: from the start of
+-- name: nvtx_projection
+-- kind: table_macro
+-- params: want_attribution, innermost_only, with_graphs := false
+-- needs: _nvtx_ranges, _range_tree, nvtx_attributed_ops
+-- nvtx_projection(want_attribution, innermost_only, with_graphs := false): table macro, each NVTX range projected onto the GPU: from the start of
 -- the first GPU operation it holds (kernel, copy, memset) to the end of the last, with its place in the range tree.
--- The rows of `nsys stats --report nvtx_gpu_proj_trace` (with want_mode 'thread' and innermost_only false). With with_graphs, whole CUDA graph executions count too.
--- Needs: nvtx_attributed_ops, _nvtx_ranges, _range_tree. Ranges holding no GPU operation are left out.
+-- The rows of `nsys stats --report nvtx_gpu_proj_trace` (with want_attribution 'thread' and innermost_only false). With with_graphs, whole CUDA graph executions count too.
+-- Ranges holding no GPU operation are left out.
 WITH tree AS MATERIALIZED (
-    SELECT * FROM _range_tree WHERE mode = want_mode
+    SELECT * FROM _range_tree WHERE attribution = want_attribution
 ),
 projected AS (
     SELECT
@@ -11,7 +15,7 @@ projected AS (
         min(start_ns) AS proj_start,
         max(end_ns) - min(start_ns) AS proj_duration,
         count(DISTINCT correlation_id) AS gpu_ops
-    FROM nvtx_attributed_ops(want_mode, innermost_only, with_graphs := with_graphs)
+    FROM nvtx_attributed_ops(want_attribution, innermost_only, with_graphs := with_graphs)
     WHERE range_id IS NOT NULL
     GROUP BY range_id
 ),

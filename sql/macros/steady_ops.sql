@@ -1,8 +1,12 @@
+-- name: steady_ops
+-- kind: table_macro
+-- params: step_pattern, warmup_pattern, after_ns
+-- needs: _nvtx_ranges, _range_ops
 -- steady_ops(step_pattern, warmup_pattern, after_ns): table macro, the GPU operations of the steady state
 -- (nsys_analytics/nvtx/steady.py): those whose launching CUDA API call ran, on any thread of the process (the
 -- `process` attribution), inside an NVTX range that step_pattern names (text, full name or a glob over either) and
 -- that starts at or after after_ns, and not inside a range named warmup_pattern. step_pattern NULL: none.
--- Needs: _range_ops, _nvtx_ranges. The ranges of each kind are merged into disjoint islands per process first, so
+-- The ranges of each kind are merged into disjoint islands per process first, so
 -- that a call's start lies in at most one island of each kind: each island is listed under every bucket of
 -- 2^shift ns it overlaps (about a quarter of the kind's mean island length, so at most about five rows an island),
 -- and a hash join on (process, bucket of the call's start) places every call in one pass, without sorting the

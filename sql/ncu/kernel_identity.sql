@@ -1,5 +1,8 @@
+-- name: kernel_identity
+-- kind: query
+-- params: none
+-- needs: ncu_kernels
 -- kernel_identity: who each result is, for per-kernel tables: names, NVTX range and launch configuration.
--- Needs: ncu_kernels.
 SELECT
     id,                                        -- ncu_kernels.id
     function AS kernel,                        -- bare kernel function name

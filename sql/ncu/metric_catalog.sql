@@ -1,5 +1,8 @@
+-- name: metric_catalog
+-- kind: query
+-- params: none
+-- needs: ncu_metrics
 -- metric_catalog: the metrics a report holds, with their base unit and how many results have each.
--- Needs: ncu_metrics.
 SELECT
     metric,                                    -- metric name
     any_value(unit) AS unit,                   -- base unit ('' for counts)

@@ -1,5 +1,9 @@
+-- name: metric_values
+-- kind: query
+-- params: $metrics
+-- needs: ncu_metrics
 -- metric_values: chosen metrics of every result in long form; the caller pivots them into one column per metric.
--- Needs: ncu_metrics. Parameters: $metrics, the metric names separated by commas (metric names hold none).
+-- Parameters: $metrics, the metric names separated by commas (metric names hold none).
 SELECT
     m.kernel_id AS kernel_id,                  -- ncu_kernels.id
     m.metric AS metric,                        -- metric name

@@ -1,3 +1,7 @@
+-- name: ncu_kernels
+-- kind: query
+-- params: none
+-- needs: _ncu_kernels_load, _ncu_nvtx_load
 -- ncu_kernels: one row per profiled result of an Nsight Compute report (a kernel launch; a range or graph in range replay).
 -- Needs: _ncu_kernels_load, _ncu_nvtx_load (the loader's rows). Launch attributes come from the launch__* metrics;
 -- NVTX columns summarize ncu_nvtx (push/pop stacks are written outermost first, ranges of other domains as DOMAIN@name).

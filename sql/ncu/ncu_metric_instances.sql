@@ -1,5 +1,9 @@
+-- name: ncu_metric_instances
+-- kind: query
+-- params: none
+-- needs: _ncu_instances_load
 -- ncu_metric_instances: the instance values of metrics that have several (e.g. the occupancy graphs), one row each.
--- Needs: _ncu_instances_load. Read from the report on first use (it costs as much again as the rest); empty for CSVs.
+-- Read from the report on first use (it costs as much again as the rest); empty for CSVs.
 SELECT
     kernel_id::BIGINT AS kernel_id,            -- ncu_kernels.id
     metric::VARCHAR AS metric,                 -- metric name (ncu_metrics holds its aggregate value)

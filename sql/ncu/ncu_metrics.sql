@@ -1,5 +1,9 @@
+-- name: ncu_metrics
+-- kind: query
+-- params: none
+-- needs: _ncu_metrics_load
 -- ncu_metrics: every metric of every result, long form, in base units (as `ncu --print-units base` prints them).
--- Needs: _ncu_metrics_load. Numeric metrics fill value, text metrics (names, enums) fill text.
+-- Numeric metrics fill value, text metrics (names, enums) fill text.
 SELECT
     kernel_id::BIGINT AS kernel_id,            -- ncu_kernels.id
     metric::VARCHAR AS metric,                 -- metric name, e.g. gpu__time_duration.sum

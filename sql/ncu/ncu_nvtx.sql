@@ -1,5 +1,9 @@
+-- name: ncu_nvtx
+-- kind: query
+-- params: none
+-- needs: _ncu_nvtx_load
 -- ncu_nvtx: the NVTX state of each result: every push/pop range on the stack and every open start/end range, per domain.
--- Needs: _ncu_nvtx_load. Only present when the report was captured with `ncu --nvtx`.
+-- Only present when the report was captured with `ncu --nvtx`.
 SELECT
     kernel_id::BIGINT AS kernel_id,            -- ncu_kernels.id
     domain::VARCHAR AS domain,                 -- NVTX domain ('<default domain>' for the default one)

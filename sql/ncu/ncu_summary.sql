@@ -1,5 +1,9 @@
+-- name: ncu_summary
+-- kind: query
+-- params: none
+-- needs: ncu_kernels, ncu_metrics
 -- ncu_summary: one row per profiled result with the headline metrics of ncu's Speed Of Light, Launch Statistics and
--- Occupancy sections, in base units. Needs: ncu_kernels, ncu_metrics. A metric the report lacks gives NULL (every
+-- Occupancy sections, in base units.  A metric the report lacks gives NULL (every
 -- set from `basic` up has them all). `nsys-analytics ncu REPORT` shows this view; the metric behind each column is
 -- the one named in its FILTER (nsys_analytics/ncu/metrics.py reads them from here).
 WITH headline AS (

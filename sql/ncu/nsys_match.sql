@@ -1,3 +1,7 @@
+-- name: nsys_match
+-- kind: query
+-- params: $by
+-- needs: _nsys_kernels, ncu_kernels
 -- nsys_match: each ncu result next to the nsys kernel of the same name and the same order of launch within that name,
 -- with the timeline totals of that name. Needs: ncu_kernels, _nsys_kernels (start_ns, duration_ns, mangled_name,
 -- short_name of an nsys profile's kernels view).

@@ -1,3 +1,7 @@
+-- name: nsys_unprofiled
+-- kind: query
+-- params: $by
+-- needs: _nsys_kernels, ncu_kernels
 -- nsys_unprofiled: the nsys kernels whose name no ncu result has (what ncu did not profile), counted and timed.
 -- Needs: ncu_kernels, _nsys_kernels (see nsys_match). Parameters: $by, 'mangled' or 'function' (see nsys_match).
 SELECT

@@ -1,6 +1,10 @@
+-- name: nvtx_foreign_launches
+-- kind: query
+-- params: $exclusive
+-- needs: _nvtx_ranges, nvtx_attributed_ops
 -- nvtx_foreign_launches: in process attribution, the ranges that hold GPU operations launched by threads other
 -- than the range's own: these may belong to work the range does not own (a data loader, another stream's host
--- thread). Needs: nvtx_attributed_ops, _nvtx_ranges. Parameter: $exclusive. Heaviest first.
+-- thread).  Parameter: $exclusive. Heaviest first.
 SELECT
     r.name AS range,                           -- range name ('domain:text')
     r.tid,                                     -- the range's thread

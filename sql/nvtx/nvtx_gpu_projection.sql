@@ -1,8 +1,12 @@
+-- name: nvtx_gpu_projection
+-- kind: query
+-- params: $attribution, $exclusive, $graphs
+-- needs: nvtx_projection
 -- nvtx_gpu_projection: NVTX ranges projected onto the GPU, one row per range instance,
--- = `nsys stats --report nvtx_gpu_proj_trace` with $mode 'thread' and $exclusive false.
+-- = `nsys stats --report nvtx_gpu_proj_trace` with $attribution 'thread' and $exclusive false.
 -- Needs: nvtx_projection (with the defaults, thread and not exclusive and no graphs, the report reads the same
 -- rows from _nvtx_range_projection, which the columnar cache stores, in place of the call: nvtx/report.py).
--- Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode ('thread' | 'process' | 'gpu'),
+-- Parameters: $graphs (whole CUDA graph executions too; nsys: false), $attribution ('thread' | 'process' | 'gpu'),
 -- $exclusive (innermost range only).
 -- Ordered as nsys: by the range's own start, then range id (not by projected start: with several
 -- processes the two orders differ, and nsys keeps the ranges' order).
@@ -21,5 +25,5 @@ SELECT
     range_id,                                  -- NVTX_EVENTS row id
     parent_id,                                 -- enclosing range's id
     range_stack                                -- ids from the top range down to this one
-FROM nvtx_projection($mode, $exclusive, with_graphs := $graphs)
+FROM nvtx_projection($attribution, $exclusive, with_graphs := $graphs)
 ORDER BY orig_start_ns, range_id

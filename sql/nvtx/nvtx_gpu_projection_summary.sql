@@ -1,8 +1,12 @@
+-- name: nvtx_gpu_projection_summary
+-- kind: query
+-- params: $attribution, $exclusive, $graphs
+-- needs: exact_variance, nvtx_projection
 -- nvtx_gpu_projection_summary: NVTX ranges projected onto the GPU, per range name and style,
--- = `nsys stats --report nvtx_gpu_proj_sum` with $mode 'thread' and $exclusive false.
+-- = `nsys stats --report nvtx_gpu_proj_sum` with $attribution 'thread' and $exclusive false.
 -- Needs: nvtx_projection (with the defaults, thread and not exclusive and no graphs, the report reads the same
 -- rows from _nvtx_range_projection, which the columnar cache stores, in place of the call: nvtx/report.py).
--- Parameters: $graphs (whole CUDA graph executions too; nsys: false), $mode, $exclusive (as
+-- Parameters: $graphs (whole CUDA graph executions too; nsys: false), $attribution, $exclusive (as
 -- nvtx_gpu_projection). Unrounded. Ordered as nsys: total projected time descending (then name).
 WITH summary AS (
     SELECT
@@ -19,7 +23,7 @@ WITH summary AS (
         sum(gpu_ops) AS ops,
         avg(level) AS avg_level,
         avg(num_child) AS avg_children
-    FROM nvtx_projection($mode, $exclusive, with_graphs := $graphs)
+    FROM nvtx_projection($attribution, $exclusive, with_graphs := $graphs)
     GROUP BY name, style
 )
 SELECT

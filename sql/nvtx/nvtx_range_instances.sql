@@ -1,10 +1,14 @@
+-- name: nvtx_range_instances
+-- kind: query
+-- params: $attribution, $exclusive
+-- needs: _nvtx_ranges, kernels, nvtx_attributed_ops
 -- nvtx_range_instances: one row per NVTX range instance (each `step_3`, each `forward`) with the GPU time of the
 -- kernels it holds, and the mean and spread of that time over the instances of the same name and style.
--- Needs: nvtx_attributed_ops, _nvtx_ranges. Parameters: $mode ('thread' | 'process' | 'gpu'), $exclusive.
+-- Parameters: $attribution ('thread' | 'process' | 'gpu'), $exclusive.
 -- Ranges that hold no kernel are listed with 0. Ordered by range name, then instance (start time).
 WITH per_range AS (
     SELECT range_id, count(*) AS kernels, sum(duration_ns) AS kernel_time
-    FROM nvtx_attributed_ops($mode, $exclusive)
+    FROM nvtx_attributed_ops($attribution, $exclusive)
     WHERE kind = 'kernel' AND range_id IS NOT NULL
     GROUP BY range_id
 ),

@@ -1,5 +1,9 @@
+-- name: nvtx_range_summary
+-- kind: query
+-- params: none
+-- needs: _nvtx_ranges, exact_variance
 -- nvtx_range_summary: time per NVTX range name and style, = `nsys stats --report nvtx_sum`.
--- Needs: _nvtx_ranges. Every push/pop and start/end range counts (also one that ended on another thread). No
+-- Every push/pop and start/end range counts (also one that ended on another thread). No
 -- parameters. Unrounded; the report rounds as nsys does. Ordered as nsys: total time descending (then by name).
 WITH summary AS (
     SELECT

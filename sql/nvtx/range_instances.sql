@@ -1,6 +1,10 @@
+-- name: range_instances
+-- kind: query
+-- params: $after_ns, $range, $warmup
+-- needs: _nvtx_ranges
 -- range_instances: the instances of the NVTX ranges matching $range (its text or full name, or a glob
 -- over either, e.g. 'step_*'), with whether each is warm-up.
--- Needs: _nvtx_ranges. Parameters: $range; $warmup (range holding warm-up work, NULL: none); $after_ns (instances
+-- Parameters: $range; $warmup (range holding warm-up work, NULL: none); $after_ns (instances
 -- starting before it are warm-up, NULL: none).
 WITH warm AS (
     SELECT pid, start_ns, end_ns FROM _nvtx_ranges WHERE text = $warmup OR name = $warmup

@@ -1,3 +1,7 @@
+-- name: gpu_ops
+-- kind: query
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_MEMSET, compat.StringIds
 -- gpu_ops: every GPU operation of the profile as an interval, flagged kernel / NCCL kernel: the input of the step
 -- GPU time (ranks/intervals.py). Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL / _MEMCPY / _MEMSET, compat.StringIds.
 -- Reads the compat tables, not the views: no names or launch threads are needed.

@@ -1,3 +1,7 @@
+-- name: kernel_launches
+-- kind: query
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_DRIVER, compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.StringIds
 -- kernel_launches: every kernel of the profile with the time its launching API call started, for placing it in the
 -- NVTX range open at its launch (ranks/paths.py).
 -- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.StringIds, compat.CUPTI_ACTIVITY_KIND_RUNTIME / _DRIVER (read

@@ -1,3 +1,7 @@
+-- name: nccl_ops
+-- kind: query
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, cuda_api, nvtx_events, strings
 -- nccl_ops: NCCL collectives and point-to-point operations as they ran on the GPU, one row per NCCL kernel, with
 -- the NVTX range of the `NCCL` domain (NCCL's own annotation) that launched it where the profile has one, and the
 -- message size that range's payload gives (NCCL 2.19+ records "Message size [bytes]"; the SQLite export holds

@@ -1,3 +1,7 @@
+-- name: step_phases
+-- kind: query
+-- params: none
+-- needs: nvtx_events, steps
 -- step_phases: the NVTX ranges directly inside each step range (on any thread of the step's process), with
 -- their CPU time: where a step spends its time (`data`, `forward`, `backward`, `optimizer_step`).
 -- Needs: nvtx_events, step_ranges (passed in as the table `steps`: step, start_ns, end_ns, pid).

@@ -1,7 +1,11 @@
+-- name: step_ranges
+-- kind: query
+-- params: none
+-- needs: nvtx_events
 -- step_ranges: the training steps of a process, from NVTX ranges named like a step (`step_3`, `step 3`,
 -- `train_loop:step_3`, `iteration_3`, `iter3`); where such ranges nest, the innermost ones. The phases of each
 -- step are the ranges directly inside it (`data`, `forward`, `backward`, `optimizer_step`).
--- Needs: nvtx_events. A range is innermost when it holds no other step-named range of its process with another
+-- A range is innermost when it holds no other step-named range of its process with another
 -- interval: found with window functions over the ranges in start order, not by comparing every pair.
 WITH ranges AS (
     SELECT start_ns, end_ns, name, pid, tid

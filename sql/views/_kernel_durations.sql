@@ -1,7 +1,11 @@
+-- name: _kernel_durations
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL
 -- _kernel_durations: how often each kernel duration occurs, per (demangled name, short name): the distributions
 -- that `diff` and `runs add` compare (sql/diff/kernel_durations.sql names them). The columnar cache stores it (one
 -- grouping of every kernel, made once), so a warm `runs add` reads a few thousand rows instead of every kernel.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL. Short names fall back to the demangled name where the export has none,
+-- Short names fall back to the demangled name where the export has none,
 -- as kernels_in does.
 SELECT
     demangledName AS demangled_id,             -- strings.id of the demangled name

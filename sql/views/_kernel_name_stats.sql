@@ -1,8 +1,11 @@
+-- name: _kernel_name_stats
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, exact_variance
 -- _kernel_name_stats: the duration statistics of every kernel name, for each way nsys names kernels: what
 -- kernel_summary computes when no filter is given. The columnar cache stores it (one grouping of every kernel, made
 -- once), so an unfiltered `kernels` reads a few hundred rows; without the cache a query reads only the name kind it
 -- asks for (the other branches are pruned).
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, exact_variance.
 SELECT
     name_kind,                                 -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
     group_name_id,                             -- strings.id of the name (kernels_in's group_name_id)

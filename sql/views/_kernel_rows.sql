@@ -1,6 +1,9 @@
+-- name: _kernel_rows
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, strings
 -- _kernel_rows: kernels without the launching thread (see kernels); reports that need no launch thread
 -- read this one, which spares them a join with every CUDA API call.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, strings.
 SELECT
     k.start AS start_ns,                       -- GPU start time (ns, profile clock)
     k."end" AS end_ns,                         -- GPU end time (ns)

@@ -1,5 +1,9 @@
+-- name: _launch_threads
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_DRIVER, compat.CUPTI_ACTIVITY_KIND_RUNTIME
 -- _launch_threads: the thread of each launching API call, keyed by (process, correlation id).
--- Needs: compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.CUPTI_ACTIVITY_KIND_DRIVER. Private helper of kernels.
+-- Private helper of kernels.
 SELECT
     globalTid & -16777216 AS global_pid,       -- globalTid with the thread bits cleared = globalPid
     correlationId AS correlation_id,           -- correlation id of the call

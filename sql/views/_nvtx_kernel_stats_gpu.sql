@@ -1,4 +1,9 @@
+-- name: _nvtx_kernel_stats_gpu
+-- kind: view
+-- params: none
+-- needs: nvtx_kernel_groups
 -- _nvtx_kernel_stats_gpu: the rows of `nvtx-kernels --attribution gpu` (nvtx_kernel_groups: gpu attribution,
 -- inclusive, demangled names, without CUDA graphs), unordered; stored by the columnar cache as _nvtx_kernel_stats
--- is for the thread attribution. Needs: nvtx_kernel_groups.
+-- is for the thread attribution.
+-- Columns: those of nvtx_kernel_groups.
 SELECT * FROM nvtx_kernel_groups('gpu', false, 'demangled', false)

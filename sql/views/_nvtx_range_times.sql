@@ -1,5 +1,9 @@
+-- name: _nvtx_range_times
+-- kind: view
+-- params: none
+-- needs: compat.NVTX_EVENTS
 -- _nvtx_range_times: every NVTX push/pop and start/end range with its times and threads, without its name: what
--- range attribution needs (names: _nvtx_ranges). Needs: compat.NVTX_EVENTS.
+-- range attribution needs (names: _nvtx_ranges).
 -- A range with no end (left open when the capture stopped; newer nsys closes them itself) ends at the latest
 -- NVTX range timestamp, as nsys' reports close it.
 SELECT

@@ -1,5 +1,9 @@
+-- name: _nvtx_ranges
+-- kind: view
+-- params: none
+-- needs: _nvtx_range_times, compat.NVTX_EVENTS, strings
 -- _nvtx_ranges: every NVTX push/pop and start/end range as nsys' NVTX reports read it (marks left out), named.
--- Needs: _nvtx_range_times, compat.NVTX_EVENTS, strings. Names as nsys 2024+ prints them: 'domain:text', ':text'
+-- Names as nsys 2024+ prints them: 'domain:text', ':text'
 -- in the default domain; the text comes from the registered string (textId) or else from the event's own text.
 -- A domain created on several threads of a process is named by its first creation (nsys would list such a range
 -- once per creation).

@@ -1,13 +1,17 @@
+-- name: _op_ranges_gpu
+-- kind: view
+-- params: none
+-- needs: _range_buckets, _range_grid, _range_ops
 -- _op_ranges_gpu: the gpu attribution of every GPU operation (see _op_ranges): its GPU execution [start, end]
 -- overlaps the range (same process, on the process grid of _range_grid). An operation within one bucket (nearly
 -- all) is looked up there; one that spans several meets each range in the first bucket both lie in, and gets a
--- NULL row only if it meets none. Needs: _range_ops, _range_grid, _range_buckets. Columns: those of
--- _op_ranges_launch.
+-- NULL row only if it meets none.
+-- Columns: those of _op_ranges_launch.
 WITH grid AS (
-    SELECT key, shift FROM _range_grid WHERE mode = 'process'
+    SELECT key, shift FROM _range_grid WHERE attribution = 'process'
 ),
 gpu_buckets AS (
-    SELECT * FROM _range_buckets WHERE mode = 'process'
+    SELECT * FROM _range_buckets WHERE attribution = 'process'
 ),
 gpu_single AS (  -- operations within one bucket (nearly all), or of a process without ranges
     SELECT o.*, o.start_ns >> g.shift AS first_bucket
@@ -46,7 +50,7 @@ gpu_met AS (
     WHERE NOT EXISTS (SELECT 1 FROM gpu_spanning_met AS m WHERE m.kind = l.kind AND m.op_id = l.op_id)
 )
 SELECT
-    'gpu' AS mode, g.kind, g.op_id, g.start_ns, g.end_ns, g.duration_ns, g.global_pid, g.correlation_id, g.device,
+    'gpu' AS attribution, g.kind, g.op_id, g.start_ns, g.end_ns, g.duration_ns, g.global_pid, g.correlation_id, g.device,
     g.stream, g.launch_global_tid, g.name_id, g.short_name_id, g.mangled_name_id, g.range_id, g.range_start_ns,
     g.range_end_ns
 FROM gpu_met AS g

@@ -1,19 +1,23 @@
+-- name: _op_ranges_launch
+-- kind: view
+-- params: none
+-- needs: _range_buckets, _range_grid, _range_ops
 -- _op_ranges_launch: the thread and process attribution of every GPU operation (see _op_ranges): the CUDA API
 -- call that launched it [start, end] lies inside the range (nsys' rule). thread: on the range's thread; process:
 -- on any thread of its process. The call is looked up in the bucket of _range_buckets holding its start, then
--- tested for containment. Needs: _range_ops, _range_grid, _range_buckets. Filter on mode: only that one runs.
-WITH located AS (  -- each operation once per mode, with its key in that mode
-    SELECT m.mode, o.*, CASE m.mode WHEN 'thread' THEN o.launch_global_tid ELSE o.global_pid END AS key
+-- tested for containment.  Filter on attribution: only that one runs.
+WITH located AS (  -- each operation once per attribution, with its key in it
+    SELECT m.attribution, o.*, CASE m.attribution WHEN 'thread' THEN o.launch_global_tid ELSE o.global_pid END AS key
     FROM _range_ops AS o
-    CROSS JOIN (VALUES ('thread'), ('process')) AS m(mode)
+    CROSS JOIN (VALUES ('thread'), ('process')) AS m(attribution)
 ),
 bucketed AS (
     SELECT l.*, l.launch_start_ns >> g.shift AS bucket
     FROM located AS l
-    LEFT JOIN _range_grid AS g ON g.mode = l.mode AND g.key = l.key
+    LEFT JOIN _range_grid AS g ON g.attribution = l.attribution AND g.key = l.key
 )
 SELECT
-    l.mode AS mode,                            -- 'thread' or 'process'
+    l.attribution AS attribution,              -- 'thread' or 'process'
     l.kind AS kind,                            -- 'kernel', 'memcpy' or 'memset'
     l.op_id AS op_id,                          -- row id in the operation's nsys table
     l.start_ns AS start_ns,                    -- GPU start (ns)
@@ -32,5 +36,5 @@ SELECT
     s.end_ns AS range_end_ns                   -- range end (ns)
 FROM bucketed AS l
 LEFT JOIN _range_buckets AS s
-    ON s.mode = l.mode AND s.key = l.key AND s.bucket = l.bucket
+    ON s.attribution = l.attribution AND s.key = l.key AND s.bucket = l.bucket
    AND s.start_ns <= l.launch_start_ns AND s.end_ns >= l.launch_start_ns AND s.end_ns >= l.launch_end_ns

@@ -1,13 +1,16 @@
+-- name: _range_buckets
+-- kind: view
+-- params: none
+-- needs: _range_grid, _range_keys
 -- _range_buckets: each range of the thread and process attribution once for every bucket of _range_grid it
 -- overlaps: a time t of the key can only lie in the ranges listed under bucket t >> shift. A hash join on
 -- (key, bucket) then a containment test places every launch, in one pass and without sorting the launches.
--- Needs: _range_keys, _range_grid.
 SELECT
-    g.mode,                                    -- 'thread' or 'process'
+    g.attribution,                             -- 'thread' or 'process'
     g.key,                                     -- thread or process key
     unnest(range(r.start_ns >> g.shift, (r.end_ns >> g.shift) + 1)) AS bucket, -- a bucket the range overlaps
     r.range_id,                                -- the range
     r.start_ns,                                -- its start (ns)
     r.end_ns                                   -- its end (ns)
 FROM _range_keys AS r
-JOIN _range_grid AS g ON g.mode = r.mode AND g.key = r.key
+JOIN _range_grid AS g ON g.attribution = r.attribution AND g.key = r.key

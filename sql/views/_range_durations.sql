@@ -1,7 +1,10 @@
+-- name: _range_durations
+-- kind: view
+-- params: none
+-- needs: _nvtx_ranges
 -- _range_durations: how often each NVTX range duration occurs, per range name and style: the distributions that
 -- `diff` and `runs add` compare when no attribution is asked (sql/diff/range_durations.sql names them). The
 -- columnar cache stores it, so a warm `runs add` reads a few hundred rows instead of naming every range instance.
--- Needs: _nvtx_ranges.
 SELECT
     name,                                      -- range name ('domain:text')
     style,                                     -- PushPop or StartEnd

@@ -1,7 +1,11 @@
+-- name: _range_ops
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_DRIVER, compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE, compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_MEMSET, compat.CUPTI_ACTIVITY_KIND_RUNTIME
 -- _range_ops: GPU operations (kernels, memory copies, memsets, whole CUDA graph executions) with the CUDA API call
 -- that launched them, the input of NVTX range attribution. Matched as nsys matches them: same correlation id, same
 -- process. Graph executions (kind 'graph', see graph_executions) are in nsys' NVTX reports only with --graphs.
--- Needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE, _RUNTIME, _DRIVER. Filter on kind:
+-- Filter on kind:
 -- the other kinds are then never read.
 WITH ops AS (
     SELECT 'kernel' AS kind, rowid, start, "end", globalPid, correlationId, deviceId, streamId,

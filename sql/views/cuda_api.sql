@@ -1,5 +1,8 @@
+-- name: cuda_api
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_DRIVER, compat.CUPTI_ACTIVITY_KIND_RUNTIME, strings
 -- cuda_api: one row per traced CUDA runtime or driver API call on a CPU thread.
--- Needs: compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.CUPTI_ACTIVITY_KIND_DRIVER, strings.
 SELECT
     c.start AS start_ns,                       -- call start (ns, CPU clock of the profile)
     c."end" AS end_ns,                         -- call end (ns)

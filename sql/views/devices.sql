@@ -1,5 +1,8 @@
+-- name: devices
+-- kind: view
+-- params: none
+-- needs: compat.TARGET_INFO_CUDA_GPU, compat.TARGET_INFO_GPU
 -- devices: the GPUs of the capture (TARGET_INFO_GPU; TARGET_INFO_CUDA_GPU in exports before 2021).
--- Needs: compat.TARGET_INFO_GPU, compat.TARGET_INFO_CUDA_GPU.
 SELECT DISTINCT ON (device)
     device,                                    -- CUDA device id, as in kernels.device
     name,                                      -- product name, e.g. NVIDIA H200

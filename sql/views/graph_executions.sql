@@ -1,8 +1,11 @@
+-- name: graph_executions
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE
 -- graph_executions: one row per execution of a whole CUDA graph on a GPU. nsys records these, and not the graph's
 -- kernels, with `nsys profile --cuda-graph-trace=graph` (its default); traced per node (`=node`), a graph's kernels
 -- are in `kernels` (with graph_node_id) and this view is empty. nsys' own summaries (cuda_gpu_kern_sum, nvtx_kern_sum,
 -- nvtx_gpu_proj_sum) leave these executions out.
--- Needs: compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE.
 SELECT
     g.start AS start_ns,                       -- GPU start of the graph's first work (ns, profile clock)
     g."end" AS end_ns,                         -- GPU end of its last work (ns)

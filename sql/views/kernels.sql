@@ -1,5 +1,9 @@
+-- name: kernels
+-- kind: view
+-- params: none
+-- needs: _kernel_rows, _launch_threads
 -- kernels: one row per CUDA kernel execution on a GPU.
--- Needs: _kernel_rows, _launch_threads. launch_tid comes from the CUDA API call with the same correlation id
+-- launch_tid comes from the CUDA API call with the same correlation id
 -- in the same process.
 -- Extends: _kernel_rows
 SELECT

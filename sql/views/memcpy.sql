@@ -1,5 +1,9 @@
+-- name: memcpy
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, mem_kind
 -- memcpy: one row per memory copy executed by a GPU copy engine or kernel.
--- Needs: compat.CUPTI_ACTIVITY_KIND_MEMCPY, mem_kind. Kinds follow CUPTI (ENUM_CUDA_MEMCPY_OPER, ENUM_CUDA_MEM_KIND).
+-- Kinds follow CUPTI (ENUM_CUDA_MEMCPY_OPER, ENUM_CUDA_MEM_KIND).
 SELECT
     m.start AS start_ns,                       -- GPU start (ns)
     m."end" AS end_ns,                         -- GPU end (ns)

@@ -1,5 +1,8 @@
+-- name: memset
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_MEMSET, mem_kind
 -- memset: one row per GPU memset.
--- Needs: compat.CUPTI_ACTIVITY_KIND_MEMSET, mem_kind.
 SELECT
     m.start AS start_ns,                       -- GPU start (ns)
     m."end" AS end_ns,                         -- GPU end (ns)

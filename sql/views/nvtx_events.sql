@@ -1,5 +1,9 @@
+-- name: nvtx_events
+-- kind: view
+-- params: none
+-- needs: compat.NVTX_EVENTS, strings
 -- nvtx_events: NVTX ranges (push/pop and start/end) and marks, with domain and name resolved.
--- Needs: compat.NVTX_EVENTS, strings. Event types: 34 mark, 59 push/pop range, 60 start/end range,
+-- Event types: 34 mark, 59 push/pop range, 60 start/end range,
 -- 75 domain creation (gives domain names; not listed here), 33 category names (not listed here).
 -- end_ns is NULL for marks and for ranges left open at the end of the capture.
 SELECT

@@ -1,3 +1,7 @@
+-- name: processes
+-- kind: view
+-- params: none
+-- needs: compat.PROCESSES
 -- processes: the processes of the capture, with their names.
 -- Needs: compat.PROCESSES (2021+); older exports list no processes here: use threads.
 SELECT

@@ -1,3 +1,7 @@
+-- name: session
+-- kind: view
+-- params: none
+-- needs: compat.ANALYSIS_DETAILS, compat.CUPTI_ACTIVITY_KIND_DRIVER, compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_RUNTIME, compat.EXPORT_META_DATA, compat.META_DATA_EXPORT, compat.TARGET_INFO_SESSION_START_TIME
 -- session: one row describing the capture and the export.
 -- Needs: compat.META_DATA_EXPORT (2023.3+), compat.EXPORT_META_DATA (2022.1-2023.2), compat.ANALYSIS_DETAILS,
 -- compat.TARGET_INFO_SESSION_START_TIME, compat.CUPTI_ACTIVITY_KIND_KERNEL / _RUNTIME / _DRIVER. Before 2022 no

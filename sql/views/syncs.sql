@@ -1,5 +1,8 @@
+-- name: syncs
+-- kind: view
+-- params: none
+-- needs: compat.CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
 -- syncs: CUDA synchronization waits recorded by CUPTI (event, stream, context synchronize).
--- Needs: compat.CUPTI_ACTIVITY_KIND_SYNCHRONIZATION.
 SELECT
     s.start AS start_ns,                       -- wait start (ns)
     s."end" AS end_ns,                         -- wait end (ns)

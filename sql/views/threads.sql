@@ -1,5 +1,9 @@
+-- name: threads
+-- kind: view
+-- params: none
+-- needs: compat.ThreadNames, strings
 -- threads: every thread nsys saw, with its name when it was recorded.
--- Needs: compat.ThreadNames, strings. pid/tid are decoded from globalTid (pid = bits 24..47, tid = bits 0..23).
+-- pid/tid are decoded from globalTid (pid = bits 24..47, tid = bits 0..23).
 SELECT
     t.globalTid AS global_tid,                 -- nsys' global thread id
     (t.globalTid >> 24) & 16777215 AS pid,     -- operating-system process id

@@ -1,3 +1,7 @@
+-- name: early_ops
+-- kind: query
+-- params: none
+-- needs: _visual_graphs, _visual_kernels, _visual_memcpy, _visual_memset
 -- early_ops: the GPU operations of the window that start before an earlier operation on their stream has ended
 -- (Hopper's programmatic dependent launch lets a kernel start early). A trace puts them on the stream's second
 -- track: slices of one track must nest for Perfetto to draw them. Usually none or a handful of rows; the sort

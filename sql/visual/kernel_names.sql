@@ -1,3 +1,7 @@
+-- name: kernel_names
+-- kind: query
+-- params: none
+-- needs: _visual_kernels, strings
 -- kernel_names: the distinct demangled kernel names in the window, to be classified once each in Python
 -- (categories.RuleSet) into the temp table _visual_categories that trace_gpu.sql joins.
 -- Needs (a temp view visual/data.py creates): _visual_kernels; strings.

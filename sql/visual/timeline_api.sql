@@ -1,3 +1,7 @@
+-- name: timeline_api
+-- kind: query
+-- params: $from_ns, $min_box_ns, $ns_per_px, $to_ns
+-- needs: _visual_driver, _visual_runtime, strings
 -- timeline_api: the CUDA runtime and driver calls of each CPU thread in a time window, as boxes (calls at least
 -- $min_box_ns long) and one density row per thread, level and pixel column for the shorter ones.
 -- Needs (temp views of the window's rows that visual/data.py creates): _visual_runtime, _visual_driver, strings.

@@ -1,3 +1,7 @@
+-- name: timeline_gpu
+-- kind: query
+-- params: $from_ns, $min_box_ns, $ns_per_px, $to_ns
+-- needs: _visual_kernels, _visual_memcpy, _visual_memset, strings
 -- timeline_gpu: what the GPU streams ran in a time window, drawn as boxes: one row per kernel, memcpy or memset at
 -- least $min_box_ns long (clipped to the window), and one density row per stream and pixel column for the shorter
 -- ones, so a million kernels come back as at most a few thousand rows.

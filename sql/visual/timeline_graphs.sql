@@ -1,3 +1,7 @@
+-- name: timeline_graphs
+-- kind: query
+-- params: $from_ns, $to_ns
+-- needs: _visual_graphs, _visual_kernels, _visual_memcpy, _visual_memset
 -- timeline_graphs: CUDA graph executions in a time window. Traced whole (`--cuda-graph-trace=graph`), each
 -- execution is a row of _visual_graphs; traced per node (`node`, nsys' default), an execution is the kernels,
 -- copies and memsets one graph launch ran on a stream (same launch correlation id, graph node set), spanned

@@ -1,3 +1,7 @@
+-- name: timeline_nvtx
+-- kind: query
+-- params: $from_ns, $min_box_ns, $ns_per_px, $to_ns
+-- needs: _visual_nvtx, strings
 -- timeline_nvtx: the NVTX ranges of each thread that overlap a time window, with their nesting level, as boxes
 -- (ranges at least $min_box_ns long inside the window) and density rows for the shorter ones.
 -- Needs (a temp view of the window's rows that visual/data.py creates): _visual_nvtx; strings.

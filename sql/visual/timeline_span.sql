@@ -1,3 +1,7 @@
+-- name: timeline_span
+-- kind: query
+-- params: none
+-- needs: _nvtx_range_times, compat.CUPTI_ACTIVITY_KIND_GRAPH_TRACE, compat.CUPTI_ACTIVITY_KIND_KERNEL, compat.CUPTI_ACTIVITY_KIND_MEMCPY, compat.CUPTI_ACTIVITY_KIND_MEMSET
 -- timeline_span: the window a timeline without --start/--end shows: the span of the profile's GPU work (kernels,
 -- copies, memsets, CUDA graphs traced whole), or of its NVTX ranges when it has no GPU work. (NVTX ranges left open until the end of the
 -- capture would otherwise stretch the picture far past the last kernel.)

@@ -1,5 +1,8 @@
+-- name: timeline_threads
+-- kind: query
+-- params: none
+-- needs: compat.PROCESSES, threads
 -- timeline_threads: thread and process names for the timeline's row titles.
--- Needs: threads, compat.PROCESSES.
 SELECT
     t.pid,                                     -- process
     t.tid,                                     -- thread

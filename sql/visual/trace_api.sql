@@ -1,3 +1,7 @@
+-- name: trace_api
+-- kind: query
+-- params: $pid_base
+-- needs: _visual_driver, _visual_runtime, strings
 -- trace_api: Chrome trace events (JSON text, one per row) for the CUDA runtime and driver calls in the window: a
 -- complete event ("ph": "X") on the calling thread's track.
 -- Needs (temp views visual/data.py creates): _visual_runtime, _visual_driver, strings.

@@ -1,3 +1,7 @@
+-- name: trace_flows
+-- kind: query
+-- params: $file, $gpu_pid_base, $overlap_tid_offset, $pid_base
+-- needs: _visual_driver, _visual_early_ops, _visual_graphs, _visual_kernels, _visual_memcpy, _visual_memset, _visual_runtime
 -- trace_flows: Chrome trace flow events (JSON text, one per row), an arrow from each CUDA call to the kernel, copy
 -- or memset it launched (same correlation id, same process): a flow start ("s") 1 ns into the call on its thread,
 -- and a flow end ("f", "bp": "e", bound to the enclosing slice) in the middle of the operation on its stream.

@@ -1,3 +1,7 @@
+-- name: trace_gpu
+-- kind: query
+-- params: $gpu_pid_base, $overlap_tid_offset
+-- needs: _visual_categories, _visual_early_ops, _visual_graphs, _visual_kernels, _visual_memcpy, _visual_memset, mem_kind, strings
 -- trace_gpu: Chrome trace events (JSON text, one per row) for the kernels, copies, memsets and CUDA graphs traced
 -- whole in the window: a complete event ("ph": "X") on the track of their GPU (a process) and stream (a thread).
 -- Needs (temp views and tables visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_graphs,

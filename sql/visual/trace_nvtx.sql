@@ -1,7 +1,11 @@
+-- name: trace_nvtx
+-- kind: query
+-- params: $from_ns, $pid_base, $to_ns
+-- needs: _nvtx_ranges, nvtx_events
 -- trace_nvtx: Chrome trace events (JSON text, one per row) for the NVTX ranges and marks that overlap the window:
 -- push/pop ranges as complete events ("X") on their thread's track (they nest like calls), start/end ranges as
 -- async begin/end pairs ("b"/"e", id = the range's row id, within its process; they may overlap), marks as thread instants ("i").
--- Needs: _nvtx_ranges, nvtx_events. Params: $pid_base (as in trace_api.sql); $from_ns, $to_ns: the window.
+-- Params: $pid_base (as in trace_api.sql); $from_ns, $to_ns: the window.
 WITH ranges AS (
     SELECT * FROM _nvtx_ranges WHERE start_ns < $to_ns AND end_ns > $from_ns
 ),

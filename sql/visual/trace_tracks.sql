@@ -1,3 +1,7 @@
+-- name: trace_tracks
+-- kind: query
+-- params: $from_ns, $overlap_tid_offset, $to_ns
+-- needs: _nvtx_ranges, _visual_driver, _visual_early_ops, _visual_graphs, _visual_kernels, _visual_memcpy, _visual_memset, _visual_runtime, compat.PROCESSES, compat.TARGET_INFO_CUDA_GPU, compat.TARGET_INFO_GPU, threads
 -- trace_tracks: the processes, threads and GPU streams that have events in the window, named: one row per
 -- track, for the trace's metadata events (process_name, thread_name, sort indexes).
 -- Needs (temp views visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_runtime,

@@ -191,7 +191,7 @@ def _section_a(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
 
 def _forward_times(inp: _Input, options: ReportOptions, warmup: Warmup) -> dict[str, list[float]]:
     """{'range_ns' | 'gpu_projection_ns' | 'to_gpu_end_ns': ms per counted forward range}."""
-    params = {"range": options.forward_range, "mode": options.attention.attribution,
+    params = {"range": options.forward_range, "attribution": options.attention.attribution,
               "ops": Relation(_ops(inp, options)), **warmup.params()}
     records = [r for r in inp.profile.run_file("assignment", "range_gpu_times", params).to_records()
                if not r["in_warmup"]]
@@ -298,35 +298,35 @@ def forward_kernels(inp: _Input, options: ReportOptions) -> tuple[list[KernelTim
 
 
 def _forward_kernels(inp: _Input, options: ReportOptions) -> tuple[list[KernelTime], str]:
-    mode = options.attention.attribution
+    attribution = options.attention.attribution
     if not has_kernels(inp.profile):
         raise MissingDataError(f"the {inp.label} profile {inp.profile.path} has no CUDA kernels; {NO_KERNELS_FIX}")
     if inp.warmup is None:
-        return kernel_times(inp.profile, None, Warmup(None, None, ""), mode), (
+        return kernel_times(inp.profile, None, Warmup(None, None, ""), attribution), (
             f"every kernel of the {inp.label} profile (it has no NVTX ranges, so warm-up cannot be excluded; "
             f"{NO_NVTX_FIX})")
     _need_range(inp, options.forward_range, "--forward-range")
-    return kernel_times(inp.profile, options.forward_range, inp.warmup, mode, _ops(inp, options)), (
+    return kernel_times(inp.profile, options.forward_range, inp.warmup, attribution, _ops(inp, options)), (
         f"kernels launched inside the NVTX {options.forward_range!r} ranges of the {inp.label} profile "
-        f"(attribution {mode}), warm-up excluded")
+        f"(attribution {attribution}), warm-up excluded")
 
 
 def step_kernels(inp: _Input, options: ReportOptions) -> tuple[list[KernelTime], str]:
     """Kernels of the measured training steps: launched inside the step ranges (process attribution by default, so
     autograd's backward kernels count), or every kernel but the warm-up when there is no step range."""
-    mode = options.attention.attribution
+    attribution = options.attention.attribution
     if inp.profile is None:
         raise MissingDataError(NO_TRAIN_FIX)
     if not has_kernels(inp.profile):
         raise MissingDataError(f"the training profile {inp.profile.path} has no CUDA kernels; {NO_KERNELS_FIX}")
     if inp.warmup is None:
-        return kernel_times(inp.profile, None, Warmup(None, None, ""), mode), (
+        return kernel_times(inp.profile, None, Warmup(None, None, ""), attribution), (
             "every kernel of the training profile (no NVTX ranges: warm-up included; " + NO_NVTX_FIX + ")")
     if matches(inp.names, options.step_range):
-        return kernel_times(inp.profile, options.step_range, inp.warmup, mode), (
+        return kernel_times(inp.profile, options.step_range, inp.warmup, attribution), (
             f"kernels launched inside the NVTX {options.step_range!r} ranges of the training profile "
-            f"(attribution {mode}), warm-up excluded")
-    return kernel_times(inp.profile, None, inp.warmup, mode), (
+            f"(attribution {attribution}), warm-up excluded")
+    return kernel_times(inp.profile, None, inp.warmup, attribution), (
         f"every kernel of the training profile but the warm-up (no range matches {options.step_range!r}; "
         "--step-range names yours)")
 

@@ -66,20 +66,21 @@ def require_kernels(profile: Profile) -> None:
         raise MissingDataError(f"{profile.path}: has no CUDA kernels; {NO_KERNELS_FIX}")
 
 
-def kernel_times(profile: Profile, pattern: str | None, warmup: Warmup, mode: str,
+def kernel_times(profile: Profile, pattern: str | None, warmup: Warmup, attribution: str,
                  ops: str = OP_RANGES) -> list[KernelTime]:
     """GPU time per kernel name of the kernels launched inside ranges `pattern` names (None: every kernel), warm-up
     left out, heaviest first. `ops`: the attribution read (see attributed_ops)."""
-    params = {"mode": mode, "range": pattern, "ops": Relation(ops), **warmup.params()}
+    params = {"attribution": attribution, "range": pattern, "ops": Relation(ops), **warmup.params()}
     rows = profile.run_file("attention", "kernel_names", params).rows
     return [KernelTime(name, int(n), int(total)) for name, n, total in rows]
 
 
-def attributed_ops(profile: Profile, mode: str, patterns: list[str]) -> str:
-    """A temp table of the _op_ranges rows of `mode` in the ranges any of `patterns` names (text, full name or a
-    glob over either), with the columns the range queries read (kernel_names, attention_pieces, range_gpu_times):
-    the attribution computed once for queries that would each compute it again. Returns its name, their `ops`."""
+def attributed_ops(profile: Profile, attribution: str, patterns: list[str]) -> str:
+    """A temp table of the _op_ranges rows of `attribution` in the ranges any of `patterns` names (text, full name
+    or a glob over either), with the columns the range queries read (kernel_names, attention_pieces,
+    range_gpu_times): the attribution computed once for queries that would each compute it again. Returns its name,
+    their `ops`."""
     table = f"_attributed_ops_{next(_TABLE_NUMBERS)}"
-    params = {"mode": mode, "table": Relation(table), "patterns": list(patterns)}
+    params = {"attribution": attribution, "table": Relation(table), "patterns": list(patterns)}
     profile.sql(sql_files.inline_params(sql_files.read("attention", "attributed_ops").text, params))
     return table

@@ -163,7 +163,7 @@ def _no_pieces_message(profile: Profile, ranges: AttentionRanges) -> str:
 def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool,
                      ops: str) -> _Instances:
     """Kernel time per piece of every attention instance (fused kernels classified by the category rules)."""
-    params = {"mode": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
+    params = {"attribution": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
               "fused_names": _fused_names(profile) if fused else [], **warmup.params(),
               **{k: getattr(options.ranges, k) for k in ("attention", "scores", "softmax", "output")}}
     result = profile.run_file("attention", "attention_pieces", params)

@@ -58,9 +58,9 @@ def summarize(profile: Profile, rules: RuleSet, rank: int = 0, attribution: str 
         if profile.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
             summary.kernels, summary.short_names = kernel_stats(profile, rules, steady)
         if profile.has_table("NVTX_EVENTS"):
-            mode = attribution if _can_attribute(profile, attribution) else None
-            summary.ranges, summary.range_kernels = range_stats(profile, mode, steady)
-            summary.attribution = mode
+            used = attribution if _can_attribute(profile, attribution) else None
+            summary.ranges, summary.range_kernels = range_stats(profile, used, steady)
+            summary.attribution = used
         summary.file_hash = digest.result() if digest else None
     if skipped is not None:
         summary.meta["attribution_skipped_kernels"] = skipped
@@ -88,10 +88,10 @@ def _label(path: Path) -> str:
     return name
 
 
-def _can_attribute(profile: Profile, mode: str) -> bool:
-    if mode == "none" or not profile.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
+def _can_attribute(profile: Profile, attribution: str) -> bool:
+    if attribution == "none" or not profile.has_table("CUPTI_ACTIVITY_KIND_KERNEL"):
         return False
-    return mode == "gpu" or any(profile.has_table(t) for t in _API_TABLES)
+    return attribution == "gpu" or any(profile.has_table(t) for t in _API_TABLES)
 
 
 def steady_window(profile: Profile) -> Steady | None:
@@ -146,22 +146,24 @@ def kernel_stats(profile: Profile, rules: RuleSet, steady: Steady | None = None
     return stats, short_names
 
 
-def range_stats(profile: Profile, mode: str | None, steady: Steady | None = None
+def range_stats(profile: Profile, attribution: str | None, steady: Steady | None = None
                 ) -> tuple[list[RangeStat], list[RangeKernel]]:
-    """Per range name: its instances' durations and, in attribution `mode`, the kernel time of each instance, both
-    as counts of each value made by the database (a few thousand rows instead of every instance); in the steady
-    state `steady` (instances starting in its span, kernels launched in its steps), else the whole capture."""
+    """Per range name: its instances' durations and, in the given `attribution`, the kernel time of each instance,
+    both as counts of each value made by the database (a few thousand rows instead of every instance); in the
+    steady state `steady` (instances starting in its span, kernels launched in its steps), else the whole
+    capture."""
     durations: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
     rows = (profile.run_file("diff", "steady_range_durations", _steady_params(steady)) if steady
             else profile.run_file("diff", "range_durations")).rows
     for name, style, duration, n in rows:
         durations[(name, style)][int(duration)] = int(n)
-    if mode is None:
+    if attribution is None:
         return [RangeStat(name, style, Stat.of(pairs)) for (name, style), pairs in durations.items()], []
     kernel_times: dict[tuple[str, str], dict[int, int]] = defaultdict(dict)
     range_kernels = []
-    query = "range_kernels_gpu" if mode == "gpu" else "range_kernels"  # the launch modes: by time segments
-    for rng, style, kernel, kernel_ns, n in profile.sql(range_kernels_sql(query, mode, steady)).rows:
+    # the launch attributions: by time segments
+    query = "range_kernels_gpu" if attribution == "gpu" else "range_kernels"
+    for rng, style, kernel, kernel_ns, n in profile.sql(range_kernels_sql(query, attribution, steady)).rows:
         if style is not None:  # an instance kernel time of range `rng` and how many instances had it
             kernel_times[(rng, style)][int(kernel_ns)] = int(n)
         else:
@@ -171,13 +173,13 @@ def range_stats(profile: Profile, mode: str | None, steady: Steady | None = None
     return ranges, range_kernels
 
 
-def range_kernels_sql(query: str, mode: str, steady: Steady | None = None) -> str:
-    """range_kernels or range_kernels_gpu (`query`) for attribution `mode` (in the steady state `steady`, else the
-    whole capture), with the rows both end with."""
+def range_kernels_sql(query: str, attribution: str, steady: Steady | None = None) -> str:
+    """range_kernels or range_kernels_gpu (`query`) for the given `attribution` (in the steady state `steady`, else
+    the whole capture), with the rows both end with."""
     from ...data import sql_files
 
     text = sql_files.read("diff", query).text + "\n" + sql_files.read("diff", "_range_kernel_rows").text
-    return sql_files.inline_params(text, {"mode": mode, **_steady_params(steady)})
+    return sql_files.inline_params(text, {"attribution": attribution, **_steady_params(steady)})
 
 
 def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process",

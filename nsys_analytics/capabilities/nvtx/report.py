@@ -7,15 +7,13 @@ from typing import TYPE_CHECKING
 
 from ...data import sql_files
 from ...core.errors import MissingDataError, UsageError
-from ...core.filters import NAME_KINDS
+from ...core.filters import ATTRIBUTIONS, NAME_KINDS
 from ..kernels.report import graph_note
 from ...core.result import Result
 from ...core.rounding import nsys_round
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
-
-MODES = ("thread", "process", "gpu")
 
 # Our column -> nsys' CSV header, in nsys' order, per report.
 RANGE_HEADERS = {
@@ -72,30 +70,32 @@ def nvtx_summary(profile: Profile) -> Result:
 
 
 def nvtx_kernel_summary(
-    profile: Profile, mode: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
+    profile: Profile, attribution: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
     graphs: bool = False,
 ) -> Result:
     """Kernel GPU time per range, thread and kernel name, = `nsys stats --report nvtx_kern_sum` in the default
-    `thread` mode (inclusive); `mode` and `exclusive` change how kernels are placed in ranges (docs/nvtx.md);
+    `thread` attribution (inclusive); `attribution` and `exclusive` change how kernels are placed in ranges
+    (docs/nvtx.md);
     `graphs`: whole CUDA graph executions too, as `[CUDA graph N]` (nsys leaves them out)."""
-    _check_options(profile, mode, name_kind, needs_kernels=True)
-    params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
+    _check_options(profile, attribution, name_kind, needs_kernels=True)
+    params = {"attribution": attribution, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
     result = _run(profile, "nvtx_kernel_summary", params)
     foreign = _foreign_launches(result)
     _finish(result, KERNEL_HEADERS, ("avg_ns", "med_ns", "stddev_ns"))
-    result.notes.extend(attribution_notes(profile, mode, exclusive, foreign) + graph_note(profile, graphs))
+    result.notes.extend(attribution_notes(profile, attribution, exclusive, foreign)
+                        + graph_note(profile, graphs))
     return result
 
 
 # The default reports read stored rows (views the columnar cache stores, layout.MATERIALIZED) in place of the
 # grouping their query names: (the call in the query, its parameters' defaults, the view holding its rows).
 _STORED = (
-    *(("nvtx_kernel_groups($mode, $exclusive, $name_kind, $graphs)",
-       {"mode": mode, "exclusive": False, "name_kind": "demangled", "graphs": False}, view)
-      for mode, view in (("thread", "_nvtx_kernel_stats"), ("process", "_nvtx_kernel_stats_process"),
+    *(("nvtx_kernel_groups($attribution, $exclusive, $name_kind, $graphs)",
+       {"attribution": attribution, "exclusive": False, "name_kind": "demangled", "graphs": False}, view)
+      for attribution, view in (("thread", "_nvtx_kernel_stats"), ("process", "_nvtx_kernel_stats_process"),
                          ("gpu", "_nvtx_kernel_stats_gpu"))),
-    ("nvtx_projection($mode, $exclusive, with_graphs := $graphs)",
-     {"mode": "thread", "exclusive": False, "graphs": False}, "_nvtx_range_projection"),
+    ("nvtx_projection($attribution, $exclusive, with_graphs := $graphs)",
+     {"attribution": "thread", "exclusive": False, "graphs": False}, "_nvtx_range_projection"),
 )
 
 
@@ -126,52 +126,56 @@ def _foreign_launches(result: Result) -> list[tuple[str, int, str, int]]:
     return [(rng, tid, ", ".join(map(str, sorted(tids[(rng, tid)]))), counts[(rng, tid)]) for rng, tid in ordered]
 
 
-def nvtx_gpu_projection(profile: Profile, mode: str = "thread", exclusive: bool = False,
+def nvtx_gpu_projection(profile: Profile, attribution: str = "thread", exclusive: bool = False,
                         graphs: bool = False, stream: bool = False) -> Result:
     """Each range projected onto the GPU, = `nsys stats --report nvtx_gpu_proj_trace` in `thread` mode (`graphs`:
     whole CUDA graph executions count too, which nsys leaves out).
 
     `stream`: the rows come in batches (Result.batches; one per range instance, they can be millions)."""
-    _check_options(profile, mode)
-    notes = (attribution_notes(profile, mode, exclusive)  # before the streamed query: it runs queries of its own
+    _check_options(profile, attribution)
+    # before the streamed query: it runs queries of its own
+    notes = (attribution_notes(profile, attribution, exclusive)
              + graph_note(profile, graphs, "to the ranges' projections"))
-    params = {"mode": mode, "exclusive": exclusive, "graphs": graphs}
+    params = {"attribution": attribution, "exclusive": exclusive, "graphs": graphs}
     result = _run(profile, "nvtx_gpu_projection", params, stream=stream)
     _finish(result, PROJECTION_HEADERS, ())
     result.notes.extend(notes)
     return result
 
 
-def nvtx_gpu_projection_summary(profile: Profile, mode: str = "thread", exclusive: bool = False,
+def nvtx_gpu_projection_summary(profile: Profile, attribution: str = "thread", exclusive: bool = False,
                                 graphs: bool = False) -> Result:
     """Projected GPU time per range name and style, = `nsys stats --report nvtx_gpu_proj_sum` in `thread` mode
     (`graphs`: whole CUDA graph executions count too, which nsys leaves out)."""
-    _check_options(profile, mode)
-    params = {"mode": mode, "exclusive": exclusive, "graphs": graphs}
+    _check_options(profile, attribution)
+    params = {"attribution": attribution, "exclusive": exclusive, "graphs": graphs}
     result = _run(profile, "nvtx_gpu_projection_summary", params)
     rounded = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns", "avg_gpu_ops", "avg_range_lvl", "avg_num_child")
     _finish(result, PROJECTION_SUMMARY_HEADERS, rounded)
-    result.notes.extend(attribution_notes(profile, mode, exclusive)
+    result.notes.extend(attribution_notes(profile, attribution, exclusive)
                         + graph_note(profile, graphs, "to the ranges' projections"))
     return result
 
 
-def nvtx_range_instances(profile: Profile, mode: str = "thread", exclusive: bool = False) -> Result:
+def nvtx_range_instances(profile: Profile, attribution: str = "thread", exclusive: bool = False) -> Result:
     """One row per range instance (each `step_3`, each `forward`) with the GPU time of its kernels, and the mean
     and standard deviation of that time over the instances of the same name."""
-    _check_options(profile, mode, needs_kernels=True)
-    result = profile.run_file("nvtx", "nvtx_range_instances", {"mode": mode, "exclusive": exclusive})
+    _check_options(profile, attribution, needs_kernels=True)
+    params = {"attribution": attribution, "exclusive": exclusive}
+    result = profile.run_file("nvtx", "nvtx_range_instances", params)
     _finish(result, INSTANCE_HEADERS, ("avg_kernel_time_ns", "stddev_kernel_time_ns", "vs_avg_pct"))
-    result.notes.extend(attribution_notes(profile, mode, exclusive))
+    result.notes.extend(attribution_notes(profile, attribution, exclusive))
     return result
 
 
-def attribution_notes(profile: Profile, mode: str, exclusive: bool, foreign: list[tuple] | None = None) -> list[str]:
+def attribution_notes(profile: Profile, attribution: str, exclusive: bool,
+                      foreign: list[tuple] | None = None) -> list[str]:
     """What the numbers mean in this mode, and in `process` mode the ranges that took GPU operations launched by
     other threads (check that they belong there): `foreign` when the caller counted them (kernels only), else
     the rows of nvtx_foreign_launches (all GPU operations)."""
-    notes = [_MODE_NOTES[mode] + (" Exclusive: each kernel in its innermost range only." if exclusive else "")]
-    if mode == "process":
+    exclusive_note = " Exclusive: each kernel in its innermost range only." if exclusive else ""
+    notes = [_ATTRIBUTION_NOTES[attribution] + exclusive_note]
+    if attribution == "process":
         what = "kernel"
         if foreign is None:
             foreign = profile.run_file("nvtx", "nvtx_foreign_launches", {"exclusive": exclusive}).rows
@@ -186,7 +190,7 @@ def attribution_notes(profile: Profile, mode: str, exclusive: bool, foreign: lis
     return notes
 
 
-_MODE_NOTES = {
+_ATTRIBUTION_NOTES = {
     "thread": "Attribution: thread (nsys' rule): a kernel belongs to a range when the API call that launched it "
               "ran inside the range on the range's thread.",
     "process": "Attribution: process: a kernel belongs to a range when the API call that launched it ran inside "
@@ -204,8 +208,9 @@ def require_ranges(profile: Profile) -> None:
         raise MissingDataError(_NO_NVTX.format(path=profile.path))
 
 
-def _check_options(profile: Profile, mode: str, name_kind: str = "demangled", needs_kernels: bool = False):
-    if mode not in MODES:
+def _check_options(profile: Profile, attribution: str, name_kind: str = "demangled",
+                   needs_kernels: bool = False):
+    if attribution not in ATTRIBUTIONS:
         raise UsageError(f"attribution {mode!r}: choose one of {', '.join(MODES)}")
     if name_kind not in NAME_KINDS:
         raise UsageError(f"name kind {name_kind!r}: choose one of {', '.join(NAME_KINDS)}")
@@ -214,8 +219,8 @@ def _check_options(profile: Profile, mode: str, name_kind: str = "demangled", ne
         raise MissingDataError(_NO_KERNELS.format(path=profile.path))
     if not any(profile.has_table(t) for t in _GPU_OP_TABLES):
         raise MissingDataError(_NO_GPU_OPS.format(path=profile.path))
-    if mode != "gpu" and not (profile.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")
-                              or profile.has_table("CUPTI_ACTIVITY_KIND_DRIVER")):
+    if attribution != "gpu" and not (profile.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")
+                                     or profile.has_table("CUPTI_ACTIVITY_KIND_DRIVER")):
         raise MissingDataError(_NO_API.format(path=profile.path))
 
 

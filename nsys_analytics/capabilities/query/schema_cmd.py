@@ -34,4 +34,5 @@ def command(view, fmt, output):
         sql = sql_files.read("views", view)
         result = Result(["column", "description"], [(c.name, c.doc) for c in sql_files.view_columns(view)])
         result.notes.extend(line for line in sql.header if not line.startswith("Extends:"))
+        result.notes.append(f"Reads: {', '.join(sql.front.needs) or 'no table'}")
     write(result, fmt, output)

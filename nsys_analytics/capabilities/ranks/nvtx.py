@@ -16,10 +16,10 @@ _RECIPE = ("proj_avg_ns", "proj_med_ns", "proj_stddev_ns")
 _ROUNDED = ("avg_gpu_ops", "avg_range_lvl", "avg_num_child")
 
 
-def projection_instances(member, mode: str = "thread", exclusive: bool = False) -> pd.DataFrame:
+def projection_instances(member, attribution: str = "thread", exclusive: bool = False) -> pd.DataFrame:
     """One row per range instance projected onto the GPU (runs where the rank's file is read)."""
     with member.open() as p:
-        return nvtx_gpu_projection(p, mode, exclusive).to_pandas()[_INSTANCE_COLUMNS]
+        return nvtx_gpu_projection(p, attribution, exclusive).to_pandas()[_INSTANCE_COLUMNS]
 
 
 def projection_summary(instances: pd.DataFrame) -> pd.DataFrame:
@@ -36,8 +36,8 @@ def projection_summary(instances: pd.DataFrame) -> pd.DataFrame:
                            kind="stable").reset_index(drop=True)
 
 
-def nvtx_gpu_set(pset, mode: str = "thread", exclusive: bool = False) -> SetResult:
-    per_rank = pset.map(projection_instances, mode, exclusive)
+def nvtx_gpu_set(pset, attribution: str = "thread", exclusive: bool = False) -> SetResult:
+    per_rank = pset.map(projection_instances, attribution, exclusive)
     combined = projection_summary(pd.concat(per_rank, ignore_index=True))
     ranks = pd.concat([projection_summary(f).assign(rank=r) for r, f in zip(pset.ranks, per_rank)],
                       ignore_index=True)
@@ -92,7 +92,7 @@ def nccl_range_durations(member) -> pd.DataFrame:
                     "WHERE domain = 'NCCL' AND style <> 'Mark' AND duration_ns IS NOT NULL GROUP BY ALL")
 
 
-def nvtx_kernel_parts(member, mode: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
+def nvtx_kernel_parts(member, attribution: str = "thread", exclusive: bool = False, name_kind: str = "demangled",
                       graphs: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """One rank's nvtx_kern_sum (its rows, as the single-file command gives them), the distribution of its
     kernel durations per (range, style, kernel name), and its notes (runs where the rank's file is read)."""
@@ -100,8 +100,9 @@ def nvtx_kernel_parts(member, mode: str = "thread", exclusive: bool = False, nam
     from ..nvtx.report import nvtx_kernel_summary
 
     with member.open() as p:
-        summary = nvtx_kernel_summary(p, mode, exclusive, name_kind, graphs)
-        params = {"mode": mode, "exclusive": exclusive, "name_kind": name_kind, "graphs": graphs}
+        summary = nvtx_kernel_summary(p, attribution, exclusive, name_kind, graphs)
+        params = {"attribution": attribution, "exclusive": exclusive, "name_kind": name_kind,
+                  "graphs": graphs}
         dist = p.sql(sql_files.inline_params(sql_files.read("ranks", "nvtx_kernel_durations").text,
                                              params)).to_pandas()
     return pd.DataFrame(summary.rows, columns=summary.columns, dtype=object), dist, list(summary.notes)
