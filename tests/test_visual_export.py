@@ -102,6 +102,24 @@ def test_several_profiles_are_merged_one_process_group_each(tmp_path):
                         "gpt_forward": raw_count(forward, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")}
 
 
+def test_names_with_any_character_stay_json(tmp_path):
+    """PyTorch's names hold '#' (`Optimizer.step#SGD.step`, `[lambda(float)#1]`), and DuckDB's CSV writer quoted
+    such a value: the trace was no JSON. Every NVTX name and kernel name of a copy of a fixture gets characters
+    that CSV or JSON treat specially, and the trace still loads, with the names as they are."""
+    import shutil
+
+    path = tmp_path / "named.sqlite"
+    shutil.copyfile(PROFILES / "gpt_train.sqlite", path)
+    with sqlite3.connect(path) as con:
+        con.execute("""UPDATE StringIds SET value = value || '#1, "q" ''s'' ;|\t' """)
+    out = tmp_path / "t.json"
+    assert run("export", path, "--to", "perfetto", "-o", out).exit_code == 0
+    trace = load(out)
+    check_trace(trace)
+    names = {e.get("name") for e in trace["traceEvents"] if e.get("cat") in ("kernel", "nvtx")}
+    assert names and all(n.endswith('#1, "q" \'s\' ;|\t') for n in names), sorted(names)[:3]
+
+
 def test_the_checker_catches_broken_traces(tmp_path):
     """The format checker is not a rubber stamp: each kind of damage is caught."""
     out = tmp_path / "t.json"

@@ -35,10 +35,11 @@ GPU_PID_OFFSET = 9_000_000  # profile i: GPU d -> i * PID_STRIDE + GPU_PID_OFFSE
 OVERLAP_TID_OFFSET = 1_000_000  # stream s's second track (operations that start before the last one ended)
 COPY_CHUNK = 1 << 20  # bytes copied from DuckDB's file into the trace at a time
 SEPARATOR = b",\n"    # between two events
-# DuckDB's CSV writer puts each event on a line of its own, unquoted: the quote and delimiter are control
-# characters, which a JSON text never holds raw (json_object writes them as \u0002), and a JSON text has no raw
-# line break either, so no line is ever quoted or escaped.
-_EVENT_LINES = "FORMAT csv, HEADER false, QUOTE '\x02', ESCAPE '\x02', DELIMITER '\x03'"
+# DuckDB's CSV writer puts each event on a line of its own, never quoted (QUOTE ''; with a quote character it
+# quotes a value holding '#', as PyTorch's op and lambda names do, and the trace was no JSON); the delimiter is a
+# control character, which a JSON text never holds raw (json_object writes it as \u0003), and a JSON text has no
+# raw line break either.
+_EVENT_LINES = "FORMAT csv, HEADER false, QUOTE '', DELIMITER '\x03'"
 EVERYTHING = TimeWindow(-(1 << 62), 1 << 62, WHOLE_PROFILE)
 FAMILIES = ("nvtx", "api", "gpu", "flows")  # trace_<family>.sql
 
