@@ -9,7 +9,7 @@ import click
 
 from .gate import METRIC_HELP
 from ...core.errors import EXIT_FINDINGS, UsageError
-from ...output.options import output_options
+from ...output.options import output_options, table_option
 from ..diff.diff_cmd import diff_options, parse_min_effects, write_report
 from ...cli.rules_option import RULES_OPTION
 
@@ -40,14 +40,16 @@ def _tags(items: tuple[str, ...]) -> dict[str, str]:
     return tags
 
 
-def _emit_tables(tables: dict, fmt: str, output: Path | None, doc: dict | None = None) -> None:
+def _emit_tables(tables: dict, fmt: str, output: Path | None, doc: dict | None = None,
+                 table: str | None = None) -> None:
     """One table as itself; several one after the other (CSV and Parquet: --table-less, the first; Parquet: each
     to FILE.<table>.parquet). `doc`: the JSON document, where it says more than the tables."""
     from ...output.report import TableReport, TablesReport
     from ...output.write import write
 
     name, first = next(iter(tables.items()))
-    write(TableReport(first, name) if len(tables) == 1 and doc is None else TablesReport(tables, doc=doc), fmt, output)
+    report = TableReport(first, name) if len(tables) == 1 and doc is None else TablesReport(tables, doc=doc)
+    write(report, fmt, output, table)
 
 
 @click.group("runs")
@@ -138,7 +140,8 @@ def list_(tag_items, since, until, limit, db, fmt, output):
 @click.argument("run_id", type=int)
 @DB_OPTION
 @output_options
-def show(run_id, db, fmt, output):
+@table_option("run", "run, findings")
+def show(run_id, db, fmt, output, table):
     """One run: metadata, tags, profiles and stored findings.
 
     \b
@@ -152,7 +155,7 @@ def show(run_id, db, fmt, output):
     tables = {"run": run_result(details)}
     if details["findings"] or fmt == "parquet":
         tables["findings"] = findings_result(details)
-    _emit_tables(tables, fmt, output, doc=details)
+    _emit_tables(tables, fmt, output, doc=details, table=table)
 
 
 @command.command("diff", context_settings={"ignore_unknown_options": True})
