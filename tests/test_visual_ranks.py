@@ -123,3 +123,113 @@ def test_near_idle_threads_fold_into_one_row_and_gpu_rows_come_first(compile_ful
     run("timeline", compile_full, "-o", out)
     with Image.open(out) as image:
         assert image.size == (1920, 505)  # was 1920 x 4009 with a row per thread
+
+
+# -- the page of a job ------------------------------------------------------------------------------------------
+
+def js(browser, expression: str):
+    return browser.evaluate(f"(function () {{ {expression} }})()")
+
+
+@pytest.fixture(scope="module")
+def job_page(tmp_path_factory):
+    from . import chromium
+
+    if chromium.find() is None:
+        pytest.skip("no Chromium on PATH: `apt-get install chromium` (.ci/run installs it)")
+    out = tmp_path_factory.mktemp("job") / "job.html"
+    run("html", STRAGGLER, "-o", out)
+    with chromium.Browser(width=1280, height=900) as browser:
+        browser.load(out)
+        yield browser, out
+
+
+def test_job_page_loads_clean_and_shows_the_verdict_first(job_page):
+    import json
+
+    browser, out = job_page
+    assert browser.console_errors() == []
+    assert {u.split(",")[0] for u in browser.requested_urls()} <= {out.as_uri(), "data:image/png;base64"}
+    assert js(browser, "return Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
+    order = js(browser, "return Array.from(document.querySelectorAll('section[data-section]')).map(s => s.id)")
+    assert order == ["verdict", "nccl", "kernels", "categories", "timelines"]
+    ranks = json.loads(run("ranks", STRAGGLER, "--format", "json"))
+    verdict = js(browser, "return Array.from(document.querySelectorAll('#verdict [data-test=verdict]'))"
+                          ".map(e => e.textContent.trim())")
+    assert verdict == [f"{f['severity']} {f['message']}" for f in ranks["findings"]]
+    assert "rank 1 is the straggler" in verdict[0]
+    summary = js(browser, """return Array.from(document.querySelectorAll(
+        'table[data-table="ranks-summary"] tbody tr')).map(r => [Number(r.querySelector('td[data-col="rank"]').dataset.v),
+        Number(r.querySelector('td[data-col="wait_ms"]').dataset.v)]);""")
+    assert summary == [[r["rank"], r["wait_ms"]] for r in ranks["summary"]]
+
+
+def test_job_page_has_per_rank_tables(job_page):
+    browser, _ = job_page
+    kernel_ranks = js(browser, """return Array.from(new Set(Array.from(document.querySelectorAll(
+        'table[data-table="kernels-ranks"] td[data-col="rank"]')).map(c => c.dataset.v)));""")
+    assert kernel_ranks == ["0", "1"]
+    heads = js(browser, "return Array.from(document.querySelectorAll("
+                        "'table[data-table=\"breakdown-categories\"] th')).map(h => h.textContent)")
+    assert heads[:5] == ["Category", "rank 0 (ns)", "rank 0 (%)", "rank 1 (ns)", "rank 1 (%)"]
+    ops = js(browser, "return Array.from(document.querySelectorAll("
+                      "'table[data-table=\"nccl-combined\"] td[data-col=\"name\"]')).map(c => c.textContent)")
+    assert "AllReduce" in ops
+
+
+def test_job_page_has_one_aligned_timeline_per_rank(job_page):
+    browser, _ = job_page
+    figures = js(browser, """return Array.from(document.querySelectorAll('#timelines figure')).map(f =>
+        [f.dataset.rank, f.dataset.startNs, f.dataset.endNs, f.querySelector('img').naturalWidth]);""")
+    pset = ProfileSet([STRAGGLER], engine=make_engine(jobs=1))
+    raw = {m.rank: raw_step(Path(m.path), "step_3") for m in pset.members}  # step_3: the middle of steps 1-5
+    utc0 = raw[0][2]
+    start = min(s + utc - utc0 for s, _, utc in raw.values())
+    end = max(e + utc - utc0 for _, e, utc in raw.values())
+    assert [f[:3] for f in figures] == [["0", str(start), str(end)], ["1", str(start), str(end)]]
+    assert figures[0][3] == figures[1][3] > 1000  # the same width: one time axis
+
+
+def test_html_tables_never_show_two_kernels_under_one_name(tmp_path):
+    """gpt_forward's top kernels held two `elementwise_kernel<128, 2, … nocast<…>(…)::[lambda(int)#1]>(…)`."""
+    from nsys_analytics.output.render import shorten_name
+
+    from . import chromium
+    from .conftest import PROFILES
+
+    if chromium.find() is None:
+        pytest.skip("no Chromium on PATH: `apt-get install chromium` (.ci/run installs it)")
+    out = tmp_path / "forward.html"
+    run("html", PROFILES / "gpt_forward.sqlite", "-o", out)
+    with chromium.Browser(width=1280, height=900) as browser:
+        browser.load(out)
+        cells = js(browser, """return Array.from(document.querySelectorAll(
+            'table[data-table="top-kernels"] td[data-col="name"]')).map(c => [c.textContent, c.title || c.textContent]);""")
+    full = [f for _, f in cells]
+    assert len({shorten_name(f, 110) for f in full}) < len(set(full))  # the old rule made a pair look the same
+    shown: dict[str, set] = {}
+    for text, name in cells:
+        shown.setdefault(text, set()).add(name)
+    assert len(cells) == 15 and all(len(v) == 1 for v in shown.values())
+
+
+def test_diff_plot_labels_are_unique_and_inside_the_figure(monkeypatch, tmp_path):
+    from nsys_analytics.output import plotstyle
+
+    from .conftest import PROFILES
+
+    figures = []
+    real_save = plotstyle.save
+    monkeypatch.setattr(plotstyle, "save", lambda fig, path, *a, **k: (figures.append(fig), fig.canvas.draw(),
+                                                                       _boxes(fig), real_save(fig, path, *a, **k))[-1])
+    run("diff", PROFILES / "gpt_forward.sqlite", PROFILES / "gpt_train.sqlite", "--plot", tmp_path / "d.png")
+    labels, left = figures[0].boxes
+    assert len(labels) == 15 and len(set(labels)) == 15
+    assert left >= 0  # no label cut at the figure's left edge
+
+
+def _boxes(fig):
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    ticks = ax.get_yticklabels()
+    fig.boxes = ([t.get_text() for t in ticks], min(t.get_window_extent(renderer).x0 for t in ticks))
