@@ -83,6 +83,13 @@ def test_stacked_rows_are_titled_by_rank_and_the_png_has_their_size(step3, tmp_p
     assert canvas.height >= 32 * sum(lane.levels for lane in t.lanes)
     drawn = [s.text for s in canvas.shapes if getattr(s, "text", "").startswith("rank ")]
     assert any(x.startswith("rank 0 · GPU") for x in drawn) and any(x.startswith("rank 1 · GPU") for x in drawn)
+    assert "time (ms, rank 0's clock)" in [getattr(s, "text", "") for s in canvas.shapes]
+
+
+def test_a_rank_without_the_range_is_named_in_one_line(tmp_path):
+    result = CliRunner().invoke(cli, ["timeline", str(STRAGGLER), "--range", "nope", "-o", str(tmp_path / "x.png")])
+    assert result.exit_code == 2 and "rank 0 (ddp_straggler.0.sqlite): no NVTX range is named 'nope'" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "x.png").exists()
 
 
 def test_a_report_of_a_whole_launch_titles_its_processes_by_rank():

@@ -27,9 +27,11 @@ from ...cli.profiles import open_profile
               help="With --forward: Python-timer step times (CSV: mode,step,seconds), as `report`.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The page to write (FILE.html).")
+@click.option("--skip-bad", is_flag=True, help="Several profiles: go on without those that cannot be read (named on "
+                                               "stderr).")
 @attention_options
 @RULES_OPTION
-def command(profiles, forward_path, train_path, timeit, output, rules_files, **kwargs):
+def command(profiles, forward_path, train_path, timeit, output, skip_bad, rules_files, **kwargs):
     """One self-contained HTML page (no network needed to view it): per profile a headline, its info, the
     top kernels, GPU time by category with a plot, NVTX ranges with their GPU projection, and the diagnose
     findings, each with a timeline of its worst window. With --forward and --train it also answers the
@@ -54,7 +56,7 @@ def command(profiles, forward_path, train_path, timeit, output, rules_files, **k
     if output.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"-o {output}: give a file name ending in .html")
     if forward_path is None and profiles and (len(profiles) > 1 or profiles[0].is_dir()):
-        return _job_page(profiles, output, rules_files)
+        return _job_page(profiles, output, rules_files, skip_bad)
     output = check_output(output, paths)
     rules = load_rules(rules_files)
     with ExitStack() as stack:
@@ -75,14 +77,14 @@ def command(profiles, forward_path, train_path, timeit, output, rules_files, **k
                              + "; ".join(failed))
 
 
-def _job_page(profiles, output: Path, rules_files) -> None:
+def _job_page(profiles, output: Path, rules_files, skip_bad: bool) -> None:
     """The page of a job's ranks (several profiles, a folder or a glob)."""
     from ...data.engine import make_engine
     from ...data.profile_set import ProfileSet
     from .job import job_view
     from .job_render import render_job_page
 
-    pset = ProfileSet(list(profiles), engine=make_engine(jobs=1))
+    pset = ProfileSet(list(profiles), engine=make_engine(jobs=1), skip_bad=skip_bad)
     output = check_output(output, [Path(m.path) for m in pset.members])
     for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
         click.echo(line, err=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ...core.errors import NsysAnalyticsError
 from .timeline import Timeline, build_timeline
 from .window import TimeWindow, WindowRequest, resolve
 
@@ -25,7 +26,10 @@ def common_window(pset, request: WindowRequest) -> TimeWindow:
     spans = []
     for member in pset.members:
         with member.open() as profile:
-            w = resolve(profile, request)
+            try:
+                w = resolve(profile, request)
+            except NsysAnalyticsError as e:  # say which rank lacks the range or the work
+                raise type(e)(f"rank {member.rank} ({member.name}): {e}") from e
         spans.append((w.start_ns + member.clock_offset_ns, w.end_ns + member.clock_offset_ns, w.source))
     source = spans[0][2] if len({s[2] for s in spans}) == 1 else "the requested window"
     return TimeWindow(min(s[0] for s in spans), max(s[1] for s in spans), f"{source}, {len(spans)} ranks")
@@ -40,21 +44,22 @@ def rank_timelines(pset, request: WindowRequest, **options) -> list[RankTimeline
         own = TimeWindow(window.start_ns - off, window.end_ns - off, window.source)
         with member.open() as profile:
             t = build_timeline(profile, own, title=f"rank {member.rank}: {window.source}", **options)
-        out.append(RankTimeline(member.rank, shifted(t, off, window)))
+        out.append(RankTimeline(member.rank, shifted(t, off, window, f"rank {pset.members[0].rank}'s clock")))
     return out
 
 
-def shifted(t: Timeline, offset_ns: int, window: TimeWindow) -> Timeline:
-    """`t` moved onto the common clock."""
+def shifted(t: Timeline, offset_ns: int, window: TimeWindow, clock: str) -> Timeline:
+    """`t` moved onto the common clock (`clock` names it on the time axis)."""
     boxes = [replace(b, start_ns=b.start_ns + offset_ns, end_ns=b.end_ns + offset_ns) for b in t.boxes]
     highlight = None if t.highlight is None else (t.highlight[0] + offset_ns, t.highlight[1] + offset_ns)
-    return replace(t, window=window, boxes=boxes, highlight=highlight)
+    return replace(t, window=window, boxes=boxes, highlight=highlight, clock=clock)
 
 
 def stacked(parts: list[RankTimeline], title: str) -> Timeline:
     """The ranks' timelines as one, top to bottom in rank order, each row title led by 'rank N'."""
     first = parts[0].timeline
-    out = Timeline(title, first.window, first.width_px, first.ns_per_px, categories=first.categories)
+    out = Timeline(title, first.window, first.width_px, first.ns_per_px, categories=first.categories,
+                   clock=first.clock)
     for part in parts:
         base = len(out.lanes)
         out.lanes += [replace(lane, key=(part.rank, *lane.key), title=f"rank {part.rank} · {lane.title}")

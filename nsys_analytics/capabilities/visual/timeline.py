@@ -54,6 +54,7 @@ class Timeline:
     boxes: list[Box] = field(default_factory=list)
     categories: list[str] = field(default_factory=list)  # the rules' kernel categories, in legend order
     highlight: tuple[int, int] | None = None  # a span to shade (ns), e.g. a finding's window
+    clock: str = "profile clock"  # whose clock the time axis is on (several ranks: the lowest rank's)
 
     def busy_ns(self, kind: str) -> int:
         """Summed time of the boxes and bands in lanes of `kind` (what the queries conserve)."""

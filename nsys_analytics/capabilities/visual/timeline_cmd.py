@@ -24,8 +24,10 @@ from ...cli.profiles import open_profile
               help="The picture to write: FILE.png or FILE.svg.")
 @click.option("--no-api", is_flag=True, help="Leave out the CUDA API rows.")
 @click.option("--no-nvtx", is_flag=True, help="Leave out the NVTX rows.")
+@click.option("--skip-bad", is_flag=True, help="Several profiles: go on without those that cannot be read (named on "
+                                               "stderr).")
 @RULES_OPTION
-def command(profiles, window, output, no_api, no_nvtx, rules_files):
+def command(profiles, window, output, no_api, no_nvtx, skip_bad, rules_files):
     """A timeline picture: kernels (coloured by category), copies, memsets and CUDA graph launches per GPU stream,
     then NVTX ranges and CUDA API calls per thread, on a time axis in ms.
 
@@ -53,17 +55,17 @@ def command(profiles, window, output, no_api, no_nvtx, rules_files):
             pids, devices = launch_ranks(p.path)
             timeline = build_timeline(p, window, pid_labels=pids, device_labels=devices, **options)
     else:
-        timeline = _ranks_timeline(profiles, window, options)
+        timeline = _ranks_timeline(profiles, window, options, skip_bad)
     plot_timeline(timeline, output)
     click.echo(f"wrote {output} ({len(timeline.lanes)} rows, {sum(b.count for b in timeline.boxes):,} operations)",
                err=True)
 
 
-def _ranks_timeline(profiles, window, options):
+def _ranks_timeline(profiles, window, options, skip_bad: bool):
     from ...data.engine import make_engine
     from ...data.profile_set import ProfileSet
 
-    pset = ProfileSet(list(profiles), engine=make_engine(jobs=1))
+    pset = ProfileSet(list(profiles), engine=make_engine(jobs=1), skip_bad=skip_bad)
     for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
         click.echo(line, err=True)
     parts = rank_timelines(pset, window, **options)
