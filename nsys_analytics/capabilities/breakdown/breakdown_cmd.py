@@ -43,7 +43,7 @@ from ...output.write import write
 @RULES_OPTION
 @kernel_filter_options
 @output_options
-@table_option("categories", "categories, rollup, top; with two profiles top_<profile name>")
+@table_option("categories", "categories, rollup, top; with several profiles top_<profile name>")
 def command(profiles, basis, top, kernels_only, by, range_names, plot, window, step_range, warmup_range, rules_files,
             kernel_filter, fmt, output, table):
     """GPU time by kernel category, matmul vs non-matmul, and the heaviest non-matmul kernels.
@@ -51,6 +51,7 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, window, s
     PROFILES: one profile, or several (files, globs, a folder: e.g. one export per rank) for one column each,
     side by side; two (e.g. inference, then training) also show the time and the change. Or --by range for one
     column per NVTX range of one profile.
+
     Percentages are of the basis, printed under every table. By default each profile's steady state is
     broken down (the work launched inside its step_* ranges after the warm-up, as `report` counts it);
     --window all takes the whole capture. The window is printed under every table.
