@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...core.errors import MissingDataError
 from ..breakdown.report import BreakdownReport, build_report, summarize
 from ..categories import RuleSet
-from ...core.errors import MissingDataError
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, steady_state
 from ..ranks.render import RanksOutput
 from ..ranks.sets import kernel_summary_set, nccl_summary_set, ranks_report

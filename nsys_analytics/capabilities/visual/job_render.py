@@ -14,9 +14,9 @@ def render_job_page(job: JobView, categories: list[str]) -> str:
     links = [("verdict", "verdict"), ("nccl", "NCCL"), ("kernels", "kernels"), ("categories", "categories"),
              ("timelines", "timelines")]
     parts = [f"<h1>{_e(job.title)}</h1>",
-             f'<p class="sub">{len(job.ranks)} ranks of one job; made by nsys-analytics, every figure from its '
-             "commands (<code>ranks</code>, <code>nccl</code>, <code>kernels</code>, <code>breakdown</code>, "
-             "<code>timeline</code>).</p>",
+             (f'<p class="sub">{len(job.ranks)} ranks of one job; made by nsys-analytics, every figure from its '
+              "commands (<code>ranks</code>, <code>nccl</code>, <code>kernels</code>, <code>breakdown</code>, "
+              "<code>timeline</code>).</p>"),
              "<nav>" + " ".join(f'<a href="#{k}">{w}</a>' for k, w in links) + "</nav>",
              _verdict(job), _nccl(job), _kernels(job), _categories(job, categories), _timelines(job)]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -83,9 +83,9 @@ def _timelines(job: JobView) -> str:
     if not job.timelines:
         return _section("timelines", "Timelines", [_missing(job.missing.get("timelines"))])
     w = job.timelines[0].timeline.window
-    body = [f'<p class="note">Each rank\'s {_e(job.step)} on one time axis: the clocks of the ranks are aligned by '
-            f"their sessions' start (ms on rank {job.ranks[0]}'s clock); {w.start_ns / 1e6:,.3f} – "
-            f"{w.end_ns / 1e6:,.3f} ms.</p>"]
+    body = [(f'<p class="note">Each rank\'s {_e(job.step)} on one time axis: the clocks of the ranks are aligned by '
+             f"their sessions' start (ms on rank {job.ranks[0]}'s clock); {w.start_ns / 1e6:,.3f} – "
+             f"{w.end_ns / 1e6:,.3f} ms.</p>")]
     for part in job.timelines:
         t = part.timeline
         body.append(f'<figure data-rank="{part.rank}" data-start-ns="{t.window.start_ns}" '

@@ -8,7 +8,7 @@ torch.compile profile is not a page of near-empty rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..categories import RuleSet, load_rules

@@ -49,7 +49,7 @@ def command(profiles, window, output, no_api, no_nvtx, skip_bad, rules_files):
       nsys-analytics timeline runs/ --range step_3 -o step3_ranks.png
     """
     output = check_path(check_output(output, [Path(p) for p in profiles]))
-    options = dict(rules=load_rules(rules_files), width_px=data_width_px(), api=not no_api, nvtx=not no_nvtx)
+    options = {"rules": load_rules(rules_files), "width_px": data_width_px(), "api": not no_api, "nvtx": not no_nvtx}
     if len(profiles) == 1 and Path(profiles[0]).is_file():
         with open_profile(Path(profiles[0])) as p:
             pids, devices = launch_ranks(p.path)
