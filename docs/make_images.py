@@ -1,6 +1,6 @@
 """`make docs-images`: the pictures in docs/images/, drawn from the fixture profiles with the project's own
-commands (a training step's timeline, a timeline with CUDA graphs and several streams, a category breakdown,
-and a screenshot of the HTML report taken in headless Chromium)."""
+commands (a training step's timeline, a timeline with CUDA graphs and several streams, one step of two ranks on
+one time axis, a category breakdown, and a screenshot of the HTML report taken in headless Chromium)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ def main() -> None:
     IMAGES.mkdir(parents=True, exist_ok=True)
     timeline("gpt_train.sqlite", "timeline_step.png", None, None, "step_1")
     timeline("copies_streams_graph.sqlite", "timeline_graphs.png", "2471.4ms", "2473.1ms")
+    subprocess.run(CLI + ["timeline", str(ROOT / "fixtures" / "ranks" / "ddp_straggler"), "--range", "step_3",
+                          "-o", str(IMAGES / "timeline_ranks.png")], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(CLI + ["breakdown", str(PROFILES / "gpt_forward.sqlite"), str(PROFILES / "gpt_train.sqlite"),
                           "--plot", str(IMAGES / "breakdown.png")], check=True, stdout=subprocess.DEVNULL)
     report_screenshot("report.png")

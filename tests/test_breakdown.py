@@ -320,9 +320,11 @@ def test_plot(tmp_path):
     assert bad.exit_code == 2 and ".png" in bad.output
 
 
-def test_more_than_two_profiles_is_a_usage_error():
-    result = run("breakdown", GOOD, GOOD, GOOD)
-    assert result.exit_code == 2 and "at most two" in result.output
+def test_a_profile_given_twice_is_read_once():  # any number of profiles is allowed (tests/test_breakdown_many.py)
+    result = run("breakdown", GOOD, GOOD, GOOD, "--format", "json")
+    assert result.exit_code == 0 and result.output.count("(given twice)") == 2
+    assert list(json.loads(result.stdout)["sections"]["categories"]["rows"][0]) == \
+        ["category", "group", "time_ns", "time_pct", "instances"]
 
 
 def test_python_api(overlapping):

@@ -94,7 +94,7 @@ def test_nvtx_rows_nest_and_the_range_window_is_the_instance():
     assert ("step_1", 0) in nvtx
     assert {("forward", 1), ("backward", 1), ("optimizer_step", 1)} <= nvtx
     kinds = [lane.kind for lane in t.lanes]
-    assert kinds == sorted(kinds, key=["nvtx", "api", "graph", "gpu"].index)
+    assert kinds == sorted(kinds, key=["graph", "gpu", "nvtx", "api"].index)  # the GPU rows first (issue #26)
 
 
 def test_range_instance_picks_one_and_categories_follow_the_rules():

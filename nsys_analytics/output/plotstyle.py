@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..core import files
 from ..core.errors import UsageError
-from .render import escape_controls
+from .render import escape_controls, shorten_names
 
 WIDTH_IN = 11.0       # a wide figure (bars, one per profile or range); its height grows with the bars
 NARROW_IN = (7.0, 4.5)  # a line chart
@@ -53,6 +53,19 @@ def label(text) -> str:
     glyph for ESC or BEL, and matplotlib's warning about the missing glyph would print the raw character (a
     terminal control sequence from a kernel or range name) on stderr."""
     return escape_controls(str(text))
+
+
+def name_labels(names: Sequence[str], width: int = 70) -> list[str]:
+    """Kernel names as plot labels: shortened, but two different names never share a label (a longer form, at worst
+    the whole name, tells them apart: render.shorten_names)."""
+    shown = shorten_names(list(dict.fromkeys(names)), width)
+    return [label(shown[n]) for n in names]
+
+
+def labels_width_in(labels: Sequence[str], fontsize: float) -> float:
+    """About how wide the longest label is, in inches (DejaVu Sans averages 0.6 em a character): room to keep
+    for the left labels, so a long one is not cut at the figure's edge."""
+    return max((len(t) for t in labels), default=0) * 0.6 * fontsize / 72
 
 
 def category_colors(present: Sequence[str], categories: Sequence[str], idle: str = "idle") -> dict[str, str]:

@@ -21,7 +21,8 @@ from ...output.write import write
 
 
 @click.command("breakdown")
-@click.argument("profiles", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@click.argument("profiles", nargs=-1, required=True, metavar="PROFILES...",
+                type=click.Path(path_type=Path, readable=False))
 @click.option("--basis", type=click.Choice(BASES), default="kernel", show_default=True,
               help="What 100 % is: summed kernel time, GPU busy time (union over streams), or the wall window.")
 @click.option("--top", type=click.IntRange(min=1), default=DEFAULT_TOP, show_default=True,
@@ -42,13 +43,15 @@ from ...output.write import write
 @RULES_OPTION
 @kernel_filter_options
 @output_options
-@table_option("categories", "categories, rollup, top; with two profiles top_<profile name>")
+@table_option("categories", "categories, rollup, top; with several profiles top_<profile name>")
 def command(profiles, basis, top, kernels_only, by, range_names, plot, window, step_range, warmup_range, rules_files,
             kernel_filter, fmt, output, table):
     """GPU time by kernel category, matmul vs non-matmul, and the heaviest non-matmul kernels.
 
-    Give two profiles (e.g. inference, then training) for a side-by-side table with the change, or
-    --by range for one column per NVTX range of one profile.
+    PROFILES: one profile, or several (files, globs, a folder: e.g. one export per rank) for one column each,
+    side by side; two (e.g. inference, then training) also show the time and the change. Or --by range for one
+    column per NVTX range of one profile.
+
     Percentages are of the basis, printed under every table. By default each profile's steady state is
     broken down (the work launched inside its step_* ranges after the warm-up, as `report` counts it);
     --window all takes the whole capture. The window is printed under every table.
@@ -57,14 +60,12 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, window, s
     Examples:
       nsys-analytics breakdown train.sqlite
       nsys-analytics breakdown forward.sqlite train.sqlite --plot shares.png
+      nsys-analytics breakdown runs/ --table rollup        # one column per rank's export
       nsys-analytics breakdown train.sqlite --basis gpu-busy --top 10 --format markdown
       nsys-analytics breakdown train.sqlite --rules my_rules.toml --start 2s --end 3s
       nsys-analytics breakdown train.sqlite --by range --range-names forward,backward,optimizer_step
     """
-    if len(profiles) > 2:
-        raise UsageError("breakdown compares at most two profiles (e.g. FORWARD.sqlite TRAIN.sqlite)")
-    if by and len(profiles) > 1:
-        raise UsageError("--by range breaks down one profile; give one")
+    profiles = _profiles(profiles, by)
     rules = load_rules(rules_files)
     names = [n.strip() for item in range_names for n in item.split(",") if n.strip()]
     with ExitStack() as stack:
@@ -74,3 +75,24 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, window, s
     write(BreakdownOutput(report), fmt, output, table, inputs=profiles)
     if plot is not None:
         click.echo(f"wrote plot to {plot_report(report, rules.category_names, plot)}", err=True)
+
+
+def _profiles(items, by: str | None) -> list[Path]:
+    """The files to break down: globs and folders of profiles expanded (a parquetdir/arrowdir export is one
+    profile); what a folder held besides profiles is named on stderr."""
+    from ...data.columnar import is_export_dir
+    from ...data.profile_set import expand_inputs
+
+    if len(items) == 1 and (items[0].is_file() or is_export_dir(items[0])):
+        return list(items)
+    if by:
+        raise UsageError("--by range breaks down one profile; give one")
+    expanded = expand_inputs(list(items))
+    for line in expanded.ignored:
+        click.echo(f"ignored {line}", err=True)
+    if not expanded.files:
+        from ...core.errors import ProfileError
+
+        raise ProfileError(f"no nsys profile among {', '.join(map(str, items))}; pass .sqlite exports "
+                           "(`nsys export --type sqlite`) or .nsys-rep reports")
+    return expanded.files

@@ -19,7 +19,7 @@ from ...cli.profiles import open_profile
 
 
 @click.command("html")
-@click.argument("profiles", nargs=-1, type=click.Path(path_type=Path, readable=False))
+@click.argument("profiles", nargs=-1, metavar="[PROFILES]...", type=click.Path(path_type=Path, readable=False))
 @click.option("--forward", "forward_path", type=click.Path(path_type=Path, readable=False),
               help="With --train: a forward-only profile; the page adds the assignment answers (a)-(e), as `report`.")
 @click.option("--train", "train_path", type=click.Path(path_type=Path, readable=False), help="The training profile of the pair.")
@@ -27,18 +27,24 @@ from ...cli.profiles import open_profile
               help="With --forward: Python-timer step times (CSV: mode,step,seconds), as `report`.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The page to write (FILE.html).")
+@click.option("--skip-bad", is_flag=True, help="Several profiles: go on without those that cannot be read (named on "
+                                               "stderr).")
 @attention_options
 @RULES_OPTION
-def command(profiles, forward_path, train_path, timeit, output, rules_files, **kwargs):
+def command(profiles, forward_path, train_path, timeit, output, skip_bad, rules_files, **kwargs):
     """One self-contained HTML page (no network needed to view it): per profile a headline, its info, the
     top kernels, GPU time by category with a plot, NVTX ranges with their GPU projection, and the diagnose
     findings, each with a timeline of its worst window. With --forward and --train it also answers the
     assignment questions (a)-(e), as `nsys-analytics report`. Tables sort when their header is clicked.
 
+    PROFILES: one profile, or several (one per rank of a job: files, globs or a folder) for one page of the job:
+    the `ranks` verdict and tables, the NCCL summary, each rank's top kernels and kernel categories, and each
+    rank's timeline of one steady step on one time axis.
+
     \b
     Examples:
       nsys-analytics html train.sqlite -o train.html
-      nsys-analytics html rank0.sqlite rank1.sqlite -o ranks.html
+      nsys-analytics html runs/ -o job.html               # the ranks of one job
       nsys-analytics html --forward fwd.sqlite --train train.sqlite --batch 4 --seq-len 256 \\
           --d-model 256 --heads 4 -o report.html
     """
@@ -49,6 +55,8 @@ def command(profiles, forward_path, train_path, timeit, output, rules_files, **k
         raise UsageError("--train needs --forward (the forward-only profile of the pair)")
     if output.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"-o {output}: give a file name ending in .html")
+    if forward_path is None and profiles and (len(profiles) > 1 or profiles[0].is_dir()):
+        return _job_page(profiles, output, rules_files, skip_bad)
     output = check_output(output, paths)
     rules = load_rules(rules_files)
     with ExitStack() as stack:
@@ -67,3 +75,22 @@ def command(profiles, forward_path, train_path, timeit, output, rules_files, **k
     if failed:  # the page shows them as failed; the exit code says so too (README: Exit codes)
         raise SectionsFailed(f"{output}: {len(failed)} section(s) could not be made and show as failed: "
                              + "; ".join(failed))
+
+
+def _job_page(profiles, output: Path, rules_files, skip_bad: bool) -> None:
+    """The page of a job's ranks (several profiles, a folder or a glob)."""
+    from ...data.engine import make_engine
+    from ...data.profile_set import ProfileSet
+    from .job import job_view
+    from .job_render import render_job_page
+
+    pset = ProfileSet(list(profiles), engine=make_engine(jobs=1), skip_bad=skip_bad)
+    output = check_output(output, [Path(m.path) for m in pset.members])
+    for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
+        click.echo(line, err=True)
+    rules = load_rules(rules_files)
+    title = f"nsys-analytics: {len(pset)} ranks ({', '.join(map(str, profiles))})"
+    page = render_job_page(job_view(pset, rules, title), rules.category_names)
+    with replacing(output) as tmp:
+        tmp.write_text(page, encoding="utf-8")
+    click.echo(f"wrote {output} ({len(page) / 1e6:.1f} MB)", err=True)

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from ..breakdown.plot import plot_report
-from ...output.render import shorten_name
+from ...output.render import shorten_name, shorten_names
 from ...core.result import Result
 from ...output.textreport import ReportSection
 from .html import Page, ProfileView
@@ -38,6 +38,8 @@ border-radius:4px}.finding{border-left:4px solid #999;padding:4px 12px;margin:14
 .sev.error{background:#c62828}.sev.warning{background:#e69500}.sev.info{background:#1f77b4}
 img{max-width:100%;height:auto;border:1px solid #eceef2}nav a{margin-right:12px}
 """
+
+NAME_WIDTH = 110  # characters of a name cell before it is shortened
 
 # Click a header to sort by that column (numbers by their raw value in data-v), click again to reverse.
 SORT_JS = """
@@ -85,7 +87,7 @@ def _profile(i: int, v: ProfileView, categories: list[str]) -> str:
     out.append("<h3>Kernel categories</h3>")
     if v.breakdown:
         if v.info["row_counts"].get("kernels"):  # no picture of nothing (e.g. every kernel row skipped)
-            out.append(_image(_breakdown_png(v, categories), f"category shares of {v.label}"))
+            out.append(_image(_breakdown_png(v.breakdown, categories), f"category shares of {v.label}"))
         out += [f"<h4>{_e(s.title)}</h4>{_table(s.result, f'breakdown-{s.key}')}" for s in v.breakdown.sections]
     else:
         out.append(_missing(v.missing.get("categories")))
@@ -172,14 +174,21 @@ def _table(result: Result, name: str) -> str:
     if not result.rows:
         return '<p class="note">(no rows)</p>' + "".join(f'<p class="note">{_e(n)}</p>' for n in result.notes)
     head = "".join(f"<th>{_e(h)}</th>" for h in result.display_headers)
-    body = "".join("<tr>" + "".join(_cell(c, v) for c, v in zip(result.columns, row)) + "</tr>"
+    shown = [_shown_texts(result, i) for i in range(len(result.columns))]
+    body = "".join("<tr>" + "".join(_cell(c, v, s) for c, v, s in zip(result.columns, row, shown)) + "</tr>"
                    for row in result.rows)
     notes = "".join(f'<p class="note">{_e(n)}</p>' for n in result.notes)
     return (f'<div class="scroll"><table class="sortable" data-table="{_e(name)}"><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>{notes}")
 
 
-def _cell(column: str, value) -> str:
+def _shown_texts(result: Result, i: int) -> dict[str, str]:
+    """{text: what the cell shows} for a column's texts: shortened, never two different names to one text."""
+    texts = {v for row in result.rows if isinstance((v := row[i]), str)}
+    return shorten_names(sorted(texts), NAME_WIDTH) if texts else {}
+
+
+def _cell(column: str, value, shown: dict[str, str] | None = None) -> str:
     if isinstance(value, bool) or value is None:
         return f"<td data-col=\"{_e(column)}\">{'' if value is None else _e(value)}</td>"
     if isinstance(value, int):
@@ -187,7 +196,7 @@ def _cell(column: str, value) -> str:
     if isinstance(value, float):
         return f'<td class="n" data-col="{_e(column)}" data-v="{value!r}">{value:,.1f}</td>'
     text = str(value)
-    short = shorten_name(text, 110)
+    short = (shown or {}).get(text) or shorten_name(text, NAME_WIDTH)
     title = f' title="{_e(text)}"' if short != text else ""
     kind = "short" if len(short) <= 32 else "long"
     shown = _BREAKS.sub(r"\1<wbr>", _e(short)) if kind == "long" else _e(short)
@@ -208,9 +217,9 @@ def _image(png: bytes, alt: str) -> str:
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
-def _breakdown_png(v: ProfileView, categories: list[str]) -> bytes:
+def _breakdown_png(report, categories: list[str]) -> bytes:
     with tempfile.TemporaryDirectory(prefix="nsys-analytics-") as tmp:
-        path = plot_report(v.breakdown, categories, Path(tmp) / "breakdown.png")
+        path = plot_report(report, categories, Path(tmp) / "breakdown.png")
         return path.read_bytes()
 
 

@@ -176,7 +176,7 @@ def _draw_axes(canvas: Canvas, f: _Frame, rows: list[float], ticks: list[float],
         x = f.x(tick * 1e6)
         canvas.line(x, f.axis, x, f.axis + 6, "#000000")
         canvas.text(x, f.axis + 11, f"{tick:,.{decimals}f}", TEXT_PX, anchor="mt")
-    canvas.text((f.left + f.right) / 2, f.axis + 36, "time (ms, profile clock)", TEXT_PX, anchor="mt")
+    canvas.text((f.left + f.right) / 2, f.axis + 36, f"time (ms, {t.clock})", TEXT_PX, anchor="mt")
     span_ms = t.window.duration_ns / 1e6
     canvas.text(0.01 * canvas.width, 14, plotstyle.label(t.title), TEXT_PX, anchor="lt", bold=True)
     canvas.text(0.99 * canvas.width, 16, f"{span_ms:,.3f} ms shown; one pixel column = "
