@@ -16,7 +16,7 @@ from ...output.write import write
 
 @click.command("sql")
 @SINGLE_PROFILE_ARG
-@click.argument("query", required=False)
+@click.argument("query", nargs=-1, metavar="[QUERY]")
 @click.option("-f", "--file", "query_file", type=click.File("r"), help="Read the query from a file ('-' = stdin).")
 @click.option("-p", "--param", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
               help="Bind $NAME in the query to VALUE (repeatable).")
@@ -39,7 +39,7 @@ def command(profile, query, query_file, params, attachments, fmt, output):
       nsys-analytics sql a.sqlite -a b=b.sqlite "SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM b.kernels)"
       nsys-analytics sql r.ncu-rep "SELECT metric, value, unit FROM ncu_metrics WHERE kernel_id = 0"   (docs/ncu.md)
     """
-    text = _query_text(query, query_file)
+    text = _query_text(_one_query(profile, query), query_file)
     reads = sql_guard.check_read_only(text)
     aliases = _aliases(attachments)
     with open_profile(profile) as p:
@@ -74,6 +74,21 @@ def _aliases(attachments) -> dict[str, str]:
 def _profile_files(p) -> list:
     """The files the profile may still read while the query runs (the export, attached when `raw.` is read)."""
     return [f for f in (getattr(p, "sqlite_path", None), getattr(p, "path", None)) if f is not None]
+
+
+def _one_query(profile, words: tuple[str, ...]) -> str | None:
+    """The QUERY argument; several profiles get the one line that says how to query them together."""
+    from pathlib import Path
+
+    profiles = [w for w in words if Path(w).suffix in (".sqlite", ".nsys-rep", ".ncu-rep") or Path(w).is_dir()]
+    if profiles:
+        alias = "r1"
+        raise UsageError(f"sql reads one profile ({profile}), and {profiles[0]} is another: attach it "
+                         f"(-a {alias}={profiles[0]}) and query {alias}.kernels beside kernels, or run sql once per "
+                         "profile")
+    if len(words) > 1:
+        raise UsageError(f"give the query as one argument, in quotes: {' '.join(words)!r}")
+    return words[0] if words else None
 
 
 def _query_text(query: str | None, query_file) -> str:

@@ -1,0 +1,37 @@
+"""`sql` reads one profile: given several, it says how to query them together in one line (exit 2), and a query
+left unquoted is named as such."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from nsys_analytics.cli.main import cli
+
+from .conftest import FIXTURES
+
+RANKS = sorted(str(p) for p in (FIXTURES / "ranks" / "ddp_straggler").glob("*.sqlite"))
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["sql", *args])
+
+
+def test_two_profiles_say_attach_in_one_line():
+    result = run(*RANKS, "SELECT count(*) FROM kernels")
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and f"-a r1={RANKS[1]}" in result.output, result.output
+
+
+def test_an_unquoted_query_is_named():
+    result = run(RANKS[0], "SELECT", "count(*)", "FROM", "kernels")
+    assert result.exit_code == 2 and "in quotes: 'SELECT count(*) FROM kernels'" in result.output
+
+
+def test_the_attached_profile_answers_beside_the_first():
+    result = run(RANKS[0], "-a", f"r1={RANKS[1]}", "--format", "csv",
+                 "SELECT (SELECT count(*) FROM kernels) AS a, (SELECT count(*) FROM r1.kernels) AS b")
+    assert result.exit_code == 0, result.output
+    import sqlite3
+
+    counts = [sqlite3.connect(p).execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0] for p in RANKS]
+    assert result.output.splitlines()[1] == f"{counts[0]},{counts[1]}"
