@@ -200,6 +200,16 @@ def rank_files(run: str) -> tuple[Path, ...]:
     return tuple(out)
 
 
+@cache
+def unpacked(path: Path) -> Path:
+    """A fixture's `.sqlite.xz` decompressed once into a temp folder (the fixture itself is never touched)."""
+    target = _scratch() / "unpacked" / path.parent.name / path.name[:-3]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with lzma.open(path) as src, open(target, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 22)
+    return target
+
+
 def read_csv(path: Path) -> list[list[str]]:
     with open(path, newline="") as f:
         return list(csv.reader(f))

@@ -2,7 +2,9 @@
 
 Ranges, named as `report`, `attention` and `breakdown --by range` read them by default:
 - `forward`: a push/pop range around each call of the model (forward pre-hook / forward hook, main thread);
-  with `layers=True` also one per submodule, named by its path in the model (`blocks.0.attn`).
+  with `layers=True` also one per submodule, named by its path in the model (`blocks.0.attn`), and in backward
+  `bwd:<path>` (`bwd:blocks.0.attn`) from its full backward pre-hook to its full backward hook, on the thread that
+  runs its backward (autograd's), unless `backward_layers=False`.
 - `backward`: a start/end range opened by a pre-hook on the root of each backward pass (the loss's `grad_fn`)
   and closed by an autograd engine callback at its end. The pre-hook runs where autograd runs that node: for a
   CUDA loss, on autograd's device thread, the thread that launches the backward kernels, so nsys' own rule
@@ -24,6 +26,7 @@ from typing import Any
 import nvtx
 
 FORWARD, BACKWARD, OPTIMIZER, WARMUP = "forward", "backward", "optimizer_step", "warmup"
+BACKWARD_PREFIX = "bwd:"  # a module's backward range: bwd:<its path in the model>
 
 
 @dataclass
@@ -80,6 +83,14 @@ class Instrumentation:
     def layer_post(self, module, args, output):
         nvtx.pop_range(domain=self.domain)
 
+    def layer_backward_pre(self, name: str):
+        def hook(module, grad_output):
+            nvtx.push_range(f"{BACKWARD_PREFIX}{name}", domain=self.domain)
+        return hook
+
+    def layer_backward_post(self, module, grad_input, grad_output):
+        nvtx.pop_range(domain=self.domain)
+
     def optimizer_pre(self, optimizer, args, kwargs):
         nvtx.push_range(OPTIMIZER, domain=self.domain)
 
@@ -104,11 +115,12 @@ class Instrumentation:
 
 
 def instrument(model, optimizer=None, steps: bool = True, layers: bool = False, warmup: int = 1,
-               domain: str | None = None) -> Instrumentation:
+               domain: str | None = None, backward_layers: bool = True) -> Instrumentation:
     """Put `forward`, `backward`, `optimizer_step` and per-step NVTX ranges on a model (and its optimizer).
 
     `steps`: a `step_N` range per training step (per forward without an optimizer); `warmup`: how many first
-    steps are named `warmup` instead (the reports exclude them); `layers`: a range per submodule too;
+    steps are named `warmup` instead (the reports exclude them); `layers`: a range per submodule too, in forward
+    and (`backward_layers`) in backward;
     `domain`: an NVTX domain for all of them (default: nvtx's default domain, which the reports read).
     Returns an `Instrumentation` whose `remove()` takes the hooks out.
     """
@@ -123,6 +135,9 @@ def instrument(model, optimizer=None, steps: bool = True, layers: bool = False, 
             if name:
                 inst.handles.append(module.register_forward_pre_hook(inst.layer_pre(name)))
                 inst.handles.append(module.register_forward_hook(inst.layer_post, always_call=True))
+                if backward_layers:
+                    inst.handles.append(module.register_full_backward_pre_hook(inst.layer_backward_pre(name)))
+                    inst.handles.append(module.register_full_backward_hook(inst.layer_backward_post))
     if has_optimizer:
         inst.handles.append(optimizer.register_step_pre_hook(inst.optimizer_pre))
         inst.handles.append(optimizer.register_step_post_hook(inst.optimizer_post))
