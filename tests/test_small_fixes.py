@@ -1,0 +1,135 @@
+"""Small things users noticed (issue #26): each test here failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nsys_analytics.cli.main import cli
+from nsys_analytics.data import cache
+
+from .conftest import PROFILES
+
+GOOD = PROFILES / "no_nvtx.sqlite"
+REPORT = PROFILES / "no_nvtx.nsys-rep"
+
+
+def run(*args) -> object:
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture
+def cached(monkeypatch, tmp_path):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(folder))
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+    return folder
+
+
+@pytest.fixture
+def fake_nsys(tmp_path, monkeypatch):
+    """A stand-in `nsys` on PATH whose `export` copies a real export to --output."""
+    bindir = tmp_path / "fake-bin"
+    bindir.mkdir()
+    script = bindir / "nsys"
+    script.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import shutil, sys
+        args = sys.argv[1:]
+        if args == ["--version"]:
+            print("NVIDIA Nsight Systems version 2025.3.1.90-253135822126v0")
+            sys.exit(0)
+        shutil.copy({str(GOOD)!r}, args[args.index("--output") + 1])
+        """))
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _csv(result) -> dict[str, str]:
+    assert result.exit_code == 0, result.output
+    return dict(line.split(",", 1) for line in result.output.splitlines()[1:])
+
+
+# -- item 1: the cache commands count and remove exports, remembered results and dead spill folders ---------------
+def test_cache_counts_and_clears_a_reports_export(cached, fake_nsys, tmp_path):
+    rep, other = tmp_path / "run.nsys-rep", tmp_path / "other.sqlite"
+    shutil.copy(REPORT, rep)
+    shutil.copy(GOOD, other)
+    for p in (rep, other):
+        assert run("kernels", p, "--format", "csv").exit_code == 0
+    exports = list((cached / "exports").glob("*.sqlite"))
+    assert len(exports) == 1 and len(cache.entries()) == 2  # the export's columnar cache and other's
+    dead = cached / f".duckdb-tmp-{_dead_pid()}-0badf00d"
+    live = cached / f".duckdb-tmp-{os.getpid()}-0badf00d"
+    for spill in (dead, live):
+        spill.mkdir()
+        (spill / "duckdb_temp_storage-0.tmp").write_bytes(b"x" * 1000)
+
+    info = _csv(run("cache", "info", "--format", "csv"))
+    assert info["exports"] == "1" and info["dead_spills"] == "1"
+    on_disk = sum(f.stat().st_size for f in cached.rglob("*") if f.is_file() and live not in f.parents)
+    assert float(info["size_mib"]) == round(on_disk / 2**20, 1)  # every file but a live connection's spill
+    listing = run("cache", "list", "--format", "csv").output.splitlines()
+    assert sum(",export," in line for line in listing) == 1
+
+    cleared = run("cache", "clear", rep)
+    assert cleared.exit_code == 0, cleared.output
+    assert "removed 1 cache, 1 report export" in cleared.output and "1 spill folder" in cleared.output
+    assert not exports[0].exists() and not dead.exists() and live.exists()
+    assert [f.name.startswith("other-") for f in cache.entries()] == [True]  # the other profile's cache stays
+    left = [f for f in cached.rglob("*") if f.is_file() and "other-" not in str(f.relative_to(cached))
+            and live not in f.parents]
+    assert [f.parent.name for f in left] == ["digests"] * len(left)  # named by file facts: only a whole clear
+    run("cache", "clear")
+    assert [f for f in cached.rglob("*") if f.is_file() and live not in f.parents] == []
+
+
+# -- item 2: nsys 2020.3 exports give GPU memory in MiB, in TARGET_INFO_CUDA_GPU ----------------------------------
+def test_2020_3_gpu_memory_is_mib(tmp_path):
+    """Two V100s as nsys 2020.3 exports them (the schema of the quasiben/nvtx-examples export): TARGET_INFO_GPU
+    names them, TARGET_INFO_CUDA_GPU has 16160 MiB, 80 SMs and compute 7.0."""
+    import sqlite3
+
+    import nsys_analytics
+
+    path = tmp_path / "v100_2020_3.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, deviceId INTEGER NOT NULL, name TEXT,
+                                      busLocation TEXT, isDiscrete INTEGER);
+        CREATE TABLE TARGET_INFO_CUDA_GPU (vmId INTEGER NOT NULL, name TEXT NOT NULL, pciBusId TEXT,
+            globalMemoryBandwidth INTEGER NOT NULL, globalMemorySize INTEGER NOT NULL,
+            numMultiprocessors INTEGER NOT NULL, computeCapabilityMajor INTEGER NOT NULL,
+            computeCapabilityMinor INTEGER NOT NULL, deviceId INTEGER NOT NULL, pid INTEGER);
+        INSERT INTO TARGET_INFO_GPU VALUES (1, 0, 'Tesla V100-SXM2-16GB', '0000:06:00.0', 1),
+                                           (1, 1, 'Tesla V100-SXM2-16GB', '0000:07:00.0', 1);
+        INSERT INTO TARGET_INFO_CUDA_GPU VALUES
+            (1, 'Tesla V100-SXM2-16GB', '<UNKNOWN_BUS_ID>', 898048000, 16160, 80, 7, 0, 0, 42),
+            (1, 'Tesla V100-SXM2-16GB', '<UNKNOWN_BUS_ID>', 898048000, 16160, 80, 7, 0, 1, 42);
+    """)
+    con.commit()
+    con.close()
+    with nsys_analytics.open(path) as p:
+        rows = p.sql("SELECT device, name, bus_location, memory_bytes, sm_count, compute_capability "
+                     "FROM devices ORDER BY device").rows
+    assert [tuple(r) for r in rows] == [
+        (0, "Tesla V100-SXM2-16GB", "0000:06:00.0", 16160 * 1024 * 1024, 80, "7.0"),
+        (1, "Tesla V100-SXM2-16GB", "0000:07:00.0", 16160 * 1024 * 1024, 80, "7.0")]
+    shown = run("info", path)
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.count("Tesla V100-SXM2-16GB  16 GiB  80 SMs  compute 7.0") == 2  # 16160 MiB = 15.8 GiB
