@@ -133,3 +133,44 @@ def test_2020_3_gpu_memory_is_mib(tmp_path):
     shown = run("info", path)
     assert shown.exit_code == 0, shown.output
     assert shown.output.count("Tesla V100-SXM2-16GB  16 GiB  80 SMs  compute 7.0") == 2  # 16160 MiB = 15.8 GiB
+
+
+# -- item 3: the writer version of a .nsys-rep is its session record's, not any version-like string ---------------
+def _field(number: int, value: bytes) -> bytes:
+    assert len(value) < 128  # one-byte lengths and tags: enough for these records
+    return bytes([number << 3 | 2, len(value)]) + value
+
+
+def _report(version: bytes, number: bytes, decoy: bytes = b"") -> bytes:
+    """A report as nsys writes one: the header, event data, then the session record (fields 2, 4, 5, 6, 7)."""
+    record = (_field(2, b"0a2749b5-e081-46e9-a97a-0586e9d2205e") + _field(4, b"2026-11-21T05:49:15")
+              + _field(5, b"vm") + _field(6, version) + _field(7, number) + _field(20, number))
+    return b"NVIDIA Tegra Profiler Report 36398880.\n" + b"\x00" * 4000 + record + decoy + b"\x00" * 100
+
+
+@pytest.mark.parametrize("version, number, decoy, expected", [
+    (b"2025.3.1.0", b"36398880", b"", "2025.3.1"),
+    (b"2024.6.1.90", b"37000000", b"", "2024.6.1"),  # another format number: was "a newer nsys"
+    (b"2024.6.1.90", b"37000000", b"\x12/opt/nvidia/nsight-systems/2023.4:\x0836398880", "2024.6.1"),  # was 2023.4
+    (b"not a version", b"36398880", b"", None),
+])
+def test_report_writer_version_from_the_session_record(tmp_path, version, number, decoy, expected):
+    from nsys_analytics.data.source import report_writer_version
+
+    rep = tmp_path / "run.nsys-rep"
+    rep.write_bytes(_report(version, number, decoy))
+    assert report_writer_version(rep) == expected
+
+
+def test_real_reports_writer_version_matches_the_nsys_that_captured_them():
+    """The fixtures' reports were captured by the nsys at /opt/nvidia/nsight-compute/2025.3.1/... (the exports'
+    META_DATA_CAPTURE records the command's environment)."""
+    import sqlite3
+
+    from nsys_analytics.data.source import report_writer_version
+
+    con = sqlite3.connect(f"file:{GOOD}?mode=ro", uri=True)
+    env = " ".join(v for (v,) in con.execute("SELECT value FROM META_DATA_CAPTURE WHERE name LIKE '%ENVIRONMENT%'"))
+    con.close()
+    assert "nsight-compute/2025.3.1/host/target-linux-x64/nsys" in env
+    assert report_writer_version(REPORT) == "2025.3.1"
