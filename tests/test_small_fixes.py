@@ -174,3 +174,27 @@ def test_real_reports_writer_version_matches_the_nsys_that_captured_them():
     con.close()
     assert "nsight-compute/2025.3.1/host/target-linux-x64/nsys" in env
     assert report_writer_version(REPORT) == "2025.3.1"
+
+
+# -- item 5: nccl --trace says "bytes unknown" where the export has no sizes, and lists them where it has --------
+@pytest.mark.parametrize("name, note", [
+    ("ddp_straggler", "bytes unknown for all 126 NCCL kernels: the export has NCCL's NVTX ranges but not their"),
+    ("ddp_straggler_json", "Message sizes known for all 126 NCCL kernels"),
+])
+def test_nccl_trace_says_which_sizes_are_known(name, note):
+    import csv
+    import io
+    import json
+
+    from .conftest import rank_files
+
+    files = [str(p) for p in rank_files(name)]
+    table = run("nccl", *files, "--trace", "--jobs", "1")
+    assert table.exit_code == 0, table.output
+    assert note in table.output
+    assert note in " ".join(json.loads(run("nccl", *files, "--trace", "--jobs", "1", "--format", "json").output)["notes"])
+    rows = list(csv.DictReader(io.StringIO(run("nccl", *files, "--trace", "--jobs", "1", "--format", "csv").output)))
+    sizes = [r["bytes"] for r in rows]
+    assert len(rows) == 126 and (all(sizes) if name.endswith("json") else not any(sizes))
+    if name.endswith("json"):  # the fp32 parameters of ddp_train.py (test_ranks_ddp.py): the start-up broadcast
+        assert max(int(s) for s, r in zip(sizes, rows) if r["op"] == "Broadcast") == 268_615_680
