@@ -198,3 +198,67 @@ def test_nccl_trace_says_which_sizes_are_known(name, note):
     assert len(rows) == 126 and (all(sizes) if name.endswith("json") else not any(sizes))
     if name.endswith("json"):  # the fp32 parameters of ddp_train.py (test_ranks_ddp.py): the start-up broadcast
         assert max(int(s) for s, r in zip(sizes, rows) if r["op"] == "Broadcast") == 268_615_680
+
+
+# -- item 7: unknown range names: closest first, exit 2, no advice to add a range that exists ---------------------
+FORWARD = PROFILES / "gpt_forward.sqlite"  # ranges: :scaled_dot_product_attention, :forward, :computing_softmax, ...
+
+
+@pytest.mark.parametrize("args, option, closest", [
+    (["attention", FORWARD, "--attention-range", "scaled_dot_prodct"], "--attention-range",
+     ":scaled_dot_product_attention"),
+    (["attention", FORWARD, "--softmax-range", "softmx"], "--softmax-range", ":computing_softmax"),
+    (["report", "--forward", FORWARD, "--forward-range", "forwrd"], "--forward-range", ":forward"),
+])
+def test_an_unknown_range_name_is_a_usage_error_listing_the_closest_first(args, option, closest):
+    result = run(*args)
+    assert result.exit_code == 2, result.output  # core/errors.py: a name that does not exist
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ")
+    assert f"(closest first: {closest}, " in lines[0] and lines[0].endswith(f"pass one of them with {option}")
+    assert "annotate" not in lines[0]  # the profile has the range the old advice told to add
+
+
+def test_a_missing_default_range_says_how_to_add_it():
+    """gpt_renamed_forward names its attention range `attention`: the default is missing data (exit 1), and adding
+    the default range is advice about a range the profile does not have."""
+    result = run("attention", PROFILES / "gpt_renamed_forward.sqlite")
+    assert result.exit_code == 1, result.output
+    assert "no NVTX range named 'scaled_dot_product_attention' (closest first: " in result.output
+    assert "nvtx.annotate('scaled_dot_product_attention')" in result.output
+
+
+def test_skip_reasons_of_the_reference_export_tests_name_the_flag():
+    """Where ../shared/profiles is absent their parameter set is empty: pytest's own reason ("got empty parameter
+    set") said nothing of --shared-profiles."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-m", "shared",
+                           "tests/test_kernels_oracle.py", "tests/test_nvtx_oracle.py"],
+                          cwd=Path(__file__).parent.parent, capture_output=True, text=True, timeout=300)
+    reasons = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert reasons and all("needs --shared-profiles" in line for line in reasons), done.stdout
+
+
+@pytest.mark.parametrize("args, said", [
+    (["ranks", "{RANK0}"], "1 rank (rank ids from"),
+    (["sql", GOOD, "SELECT 1 AS x", "--format", "csv", "-o", "{OUT}"], "wrote 1 row to"),
+    (["sql", GOOD, "SELECT 1 AS x", "--format", "parquet", "-o", "{OUT}"], "wrote 1 row to"),
+])
+def test_one_is_singular(tmp_path, args, said):
+    from .conftest import rank_files
+
+    subs = {"{RANK0}": str(rank_files("ddp_straggler")[0]), "{OUT}": str(tmp_path / "out.file")}
+    result = run(*[subs.get(str(a), a) for a in args])
+    assert result.exit_code == 0, result.output
+    assert said in result.output
+
+
+def test_no_count_prints_a_plural_noun_without_choosing():
+    """The grammar rule over the package: an f-string that prints a count of rows or ranks goes through
+    core/words.plural (a literal "{n} rows" reads "1 rows")."""
+    import re
+
+    root = Path(__file__).parent.parent / "nsys_analytics"
+    bad = re.compile(r"\{len\([^)]*\)\} (ranks|rows)\b|\{seen\[0\]\} rows")
+    found = [f"{p.relative_to(root)}:{i}" for p in root.rglob("*.py")
+             for i, line in enumerate(p.read_text().splitlines(), 1) if bad.search(line)]
+    assert found == []

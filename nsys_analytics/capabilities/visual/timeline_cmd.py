@@ -8,6 +8,7 @@ import click
 
 from ..categories import load_rules
 from ...core.files import check_output
+from ...core.words import plural
 from .plot import check_path, data_width_px, plot_timeline
 from .timeline import build_timeline
 from ..categories.classify_cmd import RULES_OPTION
@@ -43,5 +44,5 @@ def command(profile, window, output, no_api, no_nvtx, rules_files):
         timeline = build_timeline(p, window, rules=load_rules(rules_files), width_px=data_width_px(),
                                   api=not no_api, nvtx=not no_nvtx)
     plot_timeline(timeline, output)
-    click.echo(f"wrote {output} ({len(timeline.lanes)} rows, {sum(b.count for b in timeline.boxes):,} operations)",
+    click.echo(f"wrote {output} ({plural(len(timeline.lanes), 'row')}, {sum(b.count for b in timeline.boxes):,} operations)",
                err=True)
