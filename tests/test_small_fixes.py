@@ -262,3 +262,28 @@ def test_no_count_prints_a_plural_noun_without_choosing():
     found = [f"{p.relative_to(root)}:{i}" for p in root.rglob("*.py")
              for i, line in enumerate(p.read_text().splitlines(), 1) if bad.search(line)]
     assert found == []
+
+
+# -- item 8: the default engine runs small work in this process; --jobs N still gets a pool ------------------------
+def _pid(_item) -> int:
+    return os.getpid()
+
+
+def test_small_exports_run_in_this_process_unless_jobs_is_given(monkeypatch):
+    from nsys_analytics.data import engine
+    from .conftest import rank_files
+
+    files = [str(p) for p in rank_files("ddp_straggler")]  # about 1 MB each
+    assert set(engine.LocalPool().map(_pid, files)) == {os.getpid()}
+    assert os.getpid() not in engine.LocalPool(2).map(_pid, files)  # asked for: the pool
+    monkeypatch.setattr(engine, "IN_PROCESS_BELOW", sum(os.path.getsize(f) for f in files))  # just over the bound
+    assert not engine.small_work(files)
+    assert not engine.small_work([*files[:1], str(REPORT)])  # a report: nsys exports it, in a worker
+
+
+def test_the_engine_choice_leaves_the_output_alone():
+    from .conftest import rank_files
+
+    files = [str(p) for p in rank_files("ddp_straggler")]
+    outputs = {jobs: run("kernels", *files, "--format", "csv", *jobs).output for jobs in ((), ("--jobs", "2"))}
+    assert outputs[()] == outputs[("--jobs", "2")] and outputs[()].count("\n") > 20

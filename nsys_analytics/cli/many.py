@@ -28,8 +28,8 @@ def set_options(f):
         click.option("--scheduler", metavar="ADDRESS", envvar=SCHEDULER_ENV,
                      help=f"Run per-file work on a Dask cluster (tcp://HOST:8786; or set {SCHEDULER_ENV}). "
                           "Default: a local process pool."),
-        click.option("--jobs", type=click.IntRange(min=1), help="Local worker processes (default: one per core; 1: "
-                                                                   "no pool)."),
+        click.option("--jobs", type=click.IntRange(min=1), help="Local worker processes (default: one per core, "
+                                                                   "or none under 256 MiB of exports; 1: no pool)."),
         click.option("--skip-bad", is_flag=True, help="Go on without profiles that cannot be read (named on stderr)."),
         click.option("--by-rank", is_flag=True, help="Treat one report holding several processes as one rank per "
                                                      "process (several profiles always are)."),
