@@ -287,3 +287,15 @@ def test_the_engine_choice_leaves_the_output_alone():
     files = [str(p) for p in rank_files("ddp_straggler")]
     outputs = {jobs: run("kernels", *files, "--format", "csv", *jobs).output for jobs in ((), ("--jobs", "2"))}
     assert outputs[()] == outputs[("--jobs", "2")] and outputs[()].count("\n") > 20
+
+
+def test_cache_clear_leaves_a_running_commands_partial_export(cached):
+    """A hidden `.<name>.<pid>.partial` file is an export another command is writing: not removed while it runs."""
+    exports = cached / "exports"
+    exports.mkdir(parents=True)
+    live = exports / f".run-0a1b2c3d-ff.sqlite.{os.getpid()}.partial.sqlite"
+    dead = exports / f".run-0a1b2c3d-ff.sqlite.{_dead_pid()}.partial.sqlite"
+    for f in (live, dead):
+        f.write_bytes(b"x")
+    assert run("cache", "clear").exit_code == 0
+    assert live.exists() and not dead.exists()

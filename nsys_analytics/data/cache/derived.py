@@ -40,7 +40,8 @@ def files(prefix: str = "") -> list[Path]:
     for folder in memo_folders():
         if prefix and folder.name == DIGESTS:
             continue
-        found += [p for p in folder.iterdir() if p.is_file() and p.name.startswith(prefix)]
+        # a hidden file is one being written (`.<name>.<pid>...partial`): orphans.py removes it once its writer is gone
+        found += [p for p in folder.iterdir() if p.is_file() and p.name.startswith(prefix) and p.name[0] != "."]
     return found
 
 
