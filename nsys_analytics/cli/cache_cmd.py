@@ -56,7 +56,7 @@ def clear_command(profile):
     from ..data import cache
 
     done = cache.clear(profile.expanduser() if profile else None)
-    in_use = f"; {plural(len(done.kept), 'cache')} in use by another command, kept" if done.kept else ""
+    in_use = f"; {len(done.kept)} in use by another command, kept" if done.kept else ""
     parts = [plural(len(done.caches), "cache")]
     parts += [plural(len(found), noun) for found, noun in ((done.exports, "report export"),
               (done.remembered, "remembered result"), (done.spills, "spill folder")) if found]
