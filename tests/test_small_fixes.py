@@ -192,7 +192,8 @@ def test_nccl_trace_says_which_sizes_are_known(name, note):
     table = run("nccl", *files, "--trace", "--jobs", "1")
     assert table.exit_code == 0, table.output
     assert note in table.output
-    assert note in " ".join(json.loads(run("nccl", *files, "--trace", "--jobs", "1", "--format", "json").output)["notes"])
+    as_json = json.loads(run("nccl", *files, "--trace", "--jobs", "1", "--format", "json").output)
+    assert note in " ".join(as_json["notes"])
     rows = list(csv.DictReader(io.StringIO(run("nccl", *files, "--trace", "--jobs", "1", "--format", "csv").output)))
     sizes = [r["bytes"] for r in rows]
     assert len(rows) == 126 and (all(sizes) if name.endswith("json") else not any(sizes))

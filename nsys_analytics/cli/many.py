@@ -156,7 +156,8 @@ def diagnose_set(pset, module: str, options: dict):
         text = json.dumps({"scope": scope, "notes": report.notes,
                            "findings": [dict(zip(findings.columns, r)) for r in findings.rows]})
     else:
-        lines = [f"Across ranks ({plural(len(pset), 'rank')}, rank ids from the {pset.rank_source}); each rank below covers "
+        lines = [f"Across ranks ({plural(len(pset), 'rank')}, rank ids from the {pset.rank_source}); each rank below "
+                 f"covers "
                  f"{scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
         text = "\n".join(lines) + "\n"
     return RankTexts([("all", "cross-rank findings", text), *per_rank.sections], per_rank.exit_code)

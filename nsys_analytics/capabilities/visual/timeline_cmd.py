@@ -44,5 +44,6 @@ def command(profile, window, output, no_api, no_nvtx, rules_files):
         timeline = build_timeline(p, window, rules=load_rules(rules_files), width_px=data_width_px(),
                                   api=not no_api, nvtx=not no_nvtx)
     plot_timeline(timeline, output)
-    click.echo(f"wrote {output} ({plural(len(timeline.lanes), 'row')}, {sum(b.count for b in timeline.boxes):,} operations)",
+    ops = sum(b.count for b in timeline.boxes)
+    click.echo(f"wrote {output} ({plural(len(timeline.lanes), 'row')}, {ops:,} operations)",
                err=True)

@@ -22,7 +22,8 @@ def cache_rows() -> tuple[list[str], list[tuple]]:
                      time.strftime("%Y-%m-%d %H:%M", time.localtime(folder.stat().st_mtime)), folder.name))
     for export in reversed(sorted(derived.exports(), key=_mtime)):
         rows.append((str(export), "export", 1, round(derived.size([export]) / 2**20, 1),
-                     time.strftime("%Y-%m-%d %H:%M", time.localtime(_mtime(export))), f"{derived.EXPORTS}/{export.name}"))
+                     time.strftime("%Y-%m-%d %H:%M", time.localtime(_mtime(export))),
+                     f"{derived.EXPORTS}/{export.name}"))
     return ["profile", "status", "parts", "size_mib", "last_used", "folder"], rows
 
 
