@@ -157,8 +157,7 @@ def diagnose_set(pset, module: str, options: dict):
                            "findings": [dict(zip(findings.columns, r)) for r in findings.rows]})
     else:
         lines = [f"Across ranks ({plural(len(pset), 'rank')}, rank ids from the {pset.rank_source}); each rank below "
-                 f"covers "
-                 f"{scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
+                 f"covers {scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
         text = "\n".join(lines) + "\n"
     return RankTexts([("all", "cross-rank findings", text), *per_rank.sections], per_rank.exit_code)
 
