@@ -137,12 +137,22 @@ def pytest_collection_modifyitems(config, items):
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = [item for item in items if not _without_nsys_folder(item)]
-    if config.getoption("--shared-profiles"):
+    reason = _shared_skip_reason(config)
+    if reason is None:
         return
-    skip = pytest.mark.skip(reason="needs --shared-profiles and ../shared/profiles")
+    skip = pytest.mark.skip(reason=reason)
     for item in items:
         if "shared" in item.keywords:
-            item.add_marker(skip)
+            item.add_marker(skip, append=False)  # first: over "got empty parameter set" where ../shared is absent
+
+
+def _shared_skip_reason(config) -> str | None:
+    """Why the tests of the reference exports do not run, or None where they do."""
+    if not config.getoption("--shared-profiles"):
+        return f"needs --shared-profiles (the reference exports in {SHARED})"
+    if not SHARED.is_dir():
+        return f"--shared-profiles given, but {SHARED} is absent"
+    return None
 
 
 def shared_profiles() -> list[Path]:

@@ -136,7 +136,7 @@ def test_renamed_ranges_need_the_options():
 
 def test_missing_sub_range_and_no_nvtx_say_what_to_do(forward):
     ranges = AttentionRanges(softmax="no_such_range")
-    with pytest.raises(MissingDataError, match="--softmax-range"):
+    with pytest.raises(UsageError, match="--softmax-range"):  # a name the user chose: exit 2
         analyze_attention(forward, AttentionOptions(ranges=ranges))
     with na.open(PROFILES / "no_nvtx.sqlite") as p, pytest.raises(MissingDataError, match="--trace=cuda,nvtx"):
         analyze_attention(p)

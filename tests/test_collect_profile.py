@@ -229,7 +229,7 @@ def test_ncu_run_writes_the_report_and_shows_our_table(fake, tmp_path):
     with open(FAKES.parent.parent / "fixtures" / "ncu" / "matmul_basic_raw.csv", newline="") as f:
         oracle = list(csv.DictReader(f))[1:]  # ncu's own raw page of the same report; row 0 holds the units
     assert len(rows) == len(oracle) == 40
-    assert [r["duration_us"] for r in rows] == [float(o["gpu__time_duration.sum"]) for o in oracle]
+    assert [r["duration_ns"] for r in rows] == [float(o["gpu__time_duration.sum"]) * 1000 for o in oracle]  # us
 
 
 def test_ncu_without_kernels_and_ncu_options_without_ncu(fake, tmp_path):

@@ -55,18 +55,31 @@ def test_csv_in_base_units_equals_ncu(basic):
 
 
 def test_json_in_ncu_units_equals_ncu(basic):
-    records = json.loads(run("ncu", basic, "--format", "json"))
+    records = json.loads(run("ncu", basic, "--format", "json", "--units", "auto"))
     expected = oracle_column(BASIC, "gpu__time_duration.sum", base=False)  # us, as ncu prints them
     assert [r["duration_us"] for r in records] == pytest.approx(expected, abs=5e-7)
     sm = oracle_column(BASIC, "sm__throughput.avg.pct_of_peak_sustained_elapsed", base=False)
     assert [r["sm_throughput_pct"] for r in records] == pytest.approx(sm, abs=5e-7)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_files_keep_duration_ns_and_every_digit(basic, fmt):
+    """CSV and JSON default to base units and full precision: `duration_ns` whatever the magnitudes (it was
+    `duration_us` rounded to 0.1 us in CSV), each value as ncu's base-unit CSV has it."""
+    text = run("ncu", basic, "--format", fmt)
+    rows = csv_rows(text) if fmt == "csv" else json.loads(text)
+    assert [float(r["duration_ns"]) for r in rows] == oracle_column(BASIC, "gpu__time_duration.sum", base=True)
+    sm = oracle_column(BASIC, "sm__throughput.avg.pct_of_peak_sustained_elapsed", base=True)  # ncu prints 2 decimals
+    ours = [float(r["sm_throughput_pct"]) for r in rows]
+    assert ours == pytest.approx(sm, abs=0.005 + 1e-9)
+    assert sum(v != round(v, 1) for v in ours) > len(ours) // 2  # the digits the one-decimal CSV lost
+
+
 def test_chosen_metrics_keep_their_names_and_show_units(basic):
     text = run("ncu", basic, "--metrics", "gpu__time_duration.sum,launch__registers_per_thread,"
                "device__attribute_display_name", "--format", "csv")
     header = text.splitlines()[0]
-    assert header == ("id,kernel,nvtx_range,grid,block,gpu__time_duration.sum (us),"
+    assert header == ("id,kernel,nvtx_range,grid,block,gpu__time_duration.sum (ns),"
                       "launch__registers_per_thread (register/thread),device__attribute_display_name")
     assert csv_rows(text)[0]["device__attribute_display_name"] == "NVIDIA H200"
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .options import output_options
+from ..core.words import plural
 from ..output.write import write
 
 
@@ -50,10 +51,17 @@ def info_command(fmt, output):
 @command.command("clear")
 @click.argument("profile", required=False, type=click.Path(path_type=Path))
 def clear_command(profile):
-    """Remove every cache and WAL copy, or those of PROFILE (what another command is reading stays)."""
+    """Remove every cache, WAL copy, report export and remembered result, or those of PROFILE (of a report: its
+    export's too); what another command is reading stays."""
     from ..data import cache
 
-    removed, kept = cache.clear(profile.expanduser() if profile else None)
-    in_use = f"; {len(kept)} in use by another command, kept" if kept else ""
-    click.echo(f"removed {len(removed)} cache{'s' if len(removed) != 1 else ''} from {cache.cache_dir()}{in_use}",
-               err=True)
+    done = cache.clear(profile.expanduser() if profile else None)
+    in_use = f"; {len(done.kept)} in use by another command, kept" if done.kept else ""
+    parts = [plural(len(done.caches), "cache")]
+    parts += [plural(len(found), noun) for found, noun in ((done.exports, "report export"),
+              (done.remembered, "remembered result"), (done.spills, "spill folder")) if found]
+    click.echo(f"removed {_joined(parts)} ({done.bytes / 2**20:.1f} MiB) from {cache.cache_dir()}{in_use}", err=True)
+
+
+def _joined(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from ..core.result import Result
+from ..core.words import plural
 from ..data.engine import SCHEDULER_ENV, make_engine
 from ..output.report import Report
 from ..output.write import collecting, write
@@ -27,8 +28,8 @@ def set_options(f):
         click.option("--scheduler", metavar="ADDRESS", envvar=SCHEDULER_ENV,
                      help=f"Run per-file work on a Dask cluster (tcp://HOST:8786; or set {SCHEDULER_ENV}). "
                           "Default: a local process pool."),
-        click.option("--jobs", type=click.IntRange(min=1), help="Local worker processes (default: one per core; 1: "
-                                                                   "no pool)."),
+        click.option("--jobs", type=click.IntRange(min=1), help="Local worker processes (default: one per core, "
+                                                                   "or none under 256 MiB of exports; 1: no pool)."),
         click.option("--skip-bad", is_flag=True, help="Go on without profiles that cannot be read (named on stderr)."),
         click.option("--by-rank", is_flag=True, help="Treat one report holding several processes as one rank per "
                                                      "process (several profiles always are)."),
@@ -64,7 +65,7 @@ def profiles_argument(handler=None, module: str | None = None):
             try:
                 pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
                 check_output(kwargs.get("output"), pset, profiles)
-                for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
+                for line in [f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})", *pset.messages()]:
                     click.echo(line, err=True)
                 if len(pset) == 1 and pset.members[0].pid is None:
                     return f(profile=Path(pset.members[0].path), **kwargs)
@@ -155,8 +156,8 @@ def diagnose_set(pset, module: str, options: dict):
         text = json.dumps({"scope": scope, "notes": report.notes,
                            "findings": [dict(zip(findings.columns, r)) for r in findings.rows]})
     else:
-        lines = [f"Across ranks ({len(pset)} ranks, rank ids from the {pset.rank_source}); each rank below covers "
-                 f"{scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
+        lines = [f"Across ranks ({plural(len(pset), 'rank')}, rank ids from the {pset.rank_source}); each rank below "
+                 f"covers {scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
         text = "\n".join(lines) + "\n"
     return RankTexts([("all", "cross-rank findings", text), *per_rank.sections], per_rank.exit_code)
 

@@ -16,6 +16,7 @@ class Result:
     # A streamed result (Profile.sql(stream=True)): the rows come in batches, read once, and `rows` stays empty
     # until `materialize()` (render.chunks streams CSV and JSON without it).
     batches: Iterator[list[tuple]] | None = None
+    exact: bool = False  # CSV writes floats whole (measured values), not with nsys' one decimal
 
     def materialize(self) -> "Result":
         """Read the remaining batches of a streamed result into `rows`."""

@@ -1,4 +1,5 @@
-"""Where per-file work runs: in this process, in a local process pool (the default), or on a Dask cluster.
+"""Where per-file work runs: in this process, in a local process pool (the default, which runs small work in this
+process: small_work), or on a Dask cluster.
 
 Every engine has `map(fn, items)`: fn(item) for each item, results in input order, an exception returned in place
 of the result of an item that failed (so that one bad file among 64 can be named); and `imap(fn, items)`, the
@@ -19,6 +20,11 @@ from ..core.errors import NsysAnalyticsError
 
 SCHEDULER_ENV = "NSYS_ANALYTICS_SCHEDULER"
 CONNECT_TIMEOUT_S = 3
+# Below this total of SQLite exports the default pool runs the work in this process: starting workers costs more
+# than they save. `kernels` over ddp_straggler's 2 ranks (bench/bench_engine_choice.py, 2 cores): 2 MB in all 0.79 s
+# in-process vs 1.56 s in a pool of 2; 24 MB 0.76 vs 1.57 s; 118 MB 1.26 vs 1.83 s; 236 MB 1.34 vs 2.30 s; 32 ranks of
+# 1 MB 3.23 vs 4.46 s (DuckDB already spreads one file's query over every core).
+IN_PROCESS_BELOW = 256 * 2**20
 
 
 class EngineError(NsysAnalyticsError):
@@ -50,13 +56,14 @@ class LocalPool:
     name = "pool"
 
     def __init__(self, jobs: int | None = None):
+        self.chosen = jobs is not None  # --jobs N: a pool whatever the work
         self.jobs = max(1, jobs or os.cpu_count() or 1)
 
     def map(self, fn, items):
         return list(self.imap(fn, items))
 
     def imap(self, fn, items):
-        if len(items) <= 1 or self.jobs == 1:
+        if len(items) <= 1 or self.jobs == 1 or (not self.chosen and small_work(items)):
             yield from Sequential().imap(fn, items)
             return
         workers = min(self.jobs, len(items))
@@ -76,6 +83,21 @@ class LocalPool:
 
     def close(self) -> None:
         pass
+
+
+def small_work(items: Sequence[Any]) -> bool:
+    """Whether the items are SQLite exports (paths, or members with a `path`) under IN_PROCESS_BELOW in all. Anything
+    else (a report to export with nsys, a folder, a file that cannot be read) counts as large: the pool."""
+    total = 0
+    for item in items:
+        path = item if isinstance(item, (str, os.PathLike)) else getattr(item, "path", None)
+        if path is None or not str(path).endswith(".sqlite"):
+            return False
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            return False
+    return total < IN_PROCESS_BELOW
 
 
 def workers_can_import_main() -> bool:
@@ -177,7 +199,7 @@ class DaskEngine:
 
 def make_engine(scheduler: str | None = None, jobs: int | None = None):
     """The engine for the options: a Dask cluster when a scheduler is named (or set in NSYS_ANALYTICS_SCHEDULER),
-    else a local pool of `jobs` processes (1: sequential)."""
+    else a local pool of `jobs` processes (1: sequential; None: one per core, or this process for small work)."""
     scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if scheduler:
         return DaskEngine(scheduler)

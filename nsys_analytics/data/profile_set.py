@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import source
+from ..core.words import plural
 from ..core.errors import NsysAnalyticsError, ProfileError, UsageError
 
 NSYS_SUFFIXES = (".sqlite", ".nsys-rep", ".qdrep")
@@ -474,7 +475,7 @@ class ProfileSet:
         return len(self.members)
 
     def __repr__(self) -> str:
-        return f"ProfileSet({len(self.members)} ranks, rank ids from {self.rank_source})"
+        return f"ProfileSet({plural(len(self.members), 'rank')}, rank ids from {self.rank_source})"
 
 
 @dataclass(frozen=True)

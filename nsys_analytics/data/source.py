@@ -242,20 +242,51 @@ def _export_error(rep: Path, nsys: str, done: subprocess.CompletedProcess) -> Pr
 _REPORT_HEADER = re.compile(rb"^NVIDIA Tegra Profiler Report (\d+)\.")
 
 
+# The report's session record (a protobuf message near the file's end): field 2 its UUID, 4 the capture time, 5 the
+# host, 6 the writer's version ("2025.3.1.0"), 7 the report format number; found by the UUID that opens it.
+_SESSION_UUID = re.compile(rb"\x12\x24[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_VERSION = re.compile(r"^(\d{4}\.\d+(?:\.\d+)?)(?:\.\d+)*$")
+
+
 def report_writer_version(rep: Path) -> str | None:
     """The nsys version that wrote an .nsys-rep ("2025.3.1"), or None where the file does not say.
 
-    The report starts with "NVIDIA Tegra Profiler Report <N>." and, near its end, holds the writer's version string
-    followed by the same <N> ("2025.3.1.0" ":" <len> "36398880"); read only the head and the last MiB."""
+    The report starts with "NVIDIA Tegra Profiler Report <N>." and, near its end, holds its session record, whose
+    field 6 is the writer's version; read only the head and the last MiB, and only that field (a version-like
+    string elsewhere, as in a path of an nsys install, is not the writer's)."""
     with open(rep, "rb") as f:
-        head = f.read(64)
-        match = _REPORT_HEADER.match(head)
-        if not match:
+        if not _REPORT_HEADER.match(f.read(64)):
             return None
         f.seek(max(0, os.fstat(f.fileno()).st_size - (1 << 20)))
         tail = f.read()
-    found = re.findall(rb"(\d{4}\.\d+(?:\.\d+){0,2})[\x00-\xff]{1,3}" + match.group(1), tail)
-    return ".".join(found[-1].decode().split(".")[:3]) if found else None
+    found = [v for m in _SESSION_UUID.finditer(tail) if (v := _session_version(tail, m.start()))]
+    return found[-1] if found else None
+
+
+def _session_version(data: bytes, at: int) -> str | None:
+    """Field 6 of the protobuf message whose fields start at `at`, where it is a version, else None."""
+    for _ in range(16):  # the version is the fourth field; a few more allowed
+        tag, at = _varint(data, at)
+        if tag is None or tag & 7 != 2:
+            return None
+        size, at = _varint(data, at)
+        if size is None or at + size > len(data):
+            return None
+        if tag >> 3 == 6:
+            m = _VERSION.match(data[at:at + size].decode("ascii", "replace"))
+            return m.group(1) if m else None
+        at += size
+    return None
+
+
+def _varint(data: bytes, at: int) -> tuple[int | None, int]:
+    value, shift = 0, 0
+    while at < len(data) and shift < 64:
+        byte = data[at]
+        value, at, shift = value | (byte & 0x7F) << shift, at + 1, shift + 7
+        if byte < 0x80:
+            return value, at
+    return None, at
 
 
 def installed_nsys_version(nsys: str) -> str | None:

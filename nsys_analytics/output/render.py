@@ -95,6 +95,9 @@ def _csv_text(result, quoting: int) -> str:
     writer.writerow(result.display_headers)
     # The csv module writes None as '' and other values with str(); only floats need their one decimal. A
     # comprehension per row, not a call per cell: a trace can have millions of rows.
+    if getattr(result, "exact", False):  # str(float) is the shortest text that reads back as the same double
+        writer.writerows(result.rows)
+        return out.getvalue()
     writer.writerows([f"{v:.1f}" if type(v) is float else v for v in row] for row in result.rows)
     return out.getvalue()
 

@@ -20,6 +20,7 @@ import click
 from ..core import files
 from ..core.errors import MissingDataError, UsageError
 from ..core.result import Result
+from ..core.words import plural
 from .render import chunks, escape_controls, for_people, pick_table
 from .report import Report, TableReport
 
@@ -55,7 +56,7 @@ def write(report: Report | Result, fmt: str = "table", output: Path | None = Non
         _stream(report, fmt, output, table, inputs)
         return
     text = report.render(fmt, table)
-    rows = f"{len(report.result.rows)} rows" if isinstance(report, TableReport) else ""
+    rows = plural(len(report.result.rows), "row") if isinstance(report, TableReport) else ""
     deliver(text, fmt, output, rows, inputs)
 
 
@@ -90,7 +91,7 @@ def _stream(report: TableReport, fmt: str, output: Path | None, table: str | Non
     with files.replacing(output, inputs=inputs) as partial, open(partial, "w", encoding="utf-8") as out:
         for text in chunks(result, fmt):
             out.write(text)
-    click.echo(escape_controls(f"wrote {seen[0]} rows to {output}"), err=True)
+    click.echo(escape_controls(f"wrote {plural(seen[0], 'row')} to {output}"), err=True)
 
 
 # -- parquet -----------------------------------------------------------------------------------------------------
@@ -112,7 +113,7 @@ def write_parquet_report(report: Report, output: Path | None, table: str | None 
         result = pick_table(report.tables() if table else tables, name, name)
         write_parquet(result, output, inputs)
         label = f" ({name})" if len(report.tables()) > 1 else ""
-        click.echo(escape_controls(f"wrote {len(result.rows)} rows{label} to {output}"), err=True)
+        click.echo(escape_controls(f"wrote {plural(len(result.rows), 'row')}{label} to {output}"), err=True)
         return
     written = 0
     for name, result in tables.items():
@@ -121,7 +122,7 @@ def write_parquet_report(report: Report, output: Path | None, table: str | None 
             continue
         path = files.check_output(output.with_name(f"{output.name.removesuffix('.parquet')}.{name}.parquet"), inputs)
         write_parquet(result, path, inputs)
-        click.echo(escape_controls(f"wrote {len(result.rows)} rows to {path}"), err=True)
+        click.echo(escape_controls(f"wrote {plural(len(result.rows), 'row')} to {path}"), err=True)
         written += 1
     if not written:
         raise MissingDataError(f"no table to write: {'; '.join(f'{n}: {t}' for n, t in tables.items())}")

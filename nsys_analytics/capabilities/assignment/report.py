@@ -26,11 +26,12 @@ from ..attention.data import (
     has_kernels,
     kernel_times,
     matches,
+    no_range,
     range_instances,
     range_names,
     resolve_warmup,
 )
-from ..attention.report import AttentionOptions, analyze_attention
+from ..attention.report import DEFAULT_RANGES, AttentionOptions, analyze_attention
 from ..breakdown.report import category_times, summarize
 from ..categories.rules import MATMUL, RuleSet, load_rules
 from ...core.errors import MissingDataError, UsageError
@@ -89,6 +90,7 @@ def build_report(forward: Profile, train: Profile | None, options: ReportOptions
     """The five sections for `forward` (and `train`, which may be None)."""
     options = options or ReportOptions()
     fwd, trn = _input("forward", forward, options), _input("training", train, options)
+    _check_named_ranges([fwd, trn], options)
     fwd.shared = _forward_ranges(fwd, trn, options)
     rules = load_rules()
     builders: list[tuple[str, str, Callable[[], ReportSection]]] = [
@@ -107,6 +109,21 @@ def build_report(forward: Profile, train: Profile | None, options: ReportOptions
     if options.timeit:
         inputs.append(f"Python timer: {options.timeit}")
     return TextReport("nsys-analytics report", inputs, sections, TABLES)
+
+
+def _check_named_ranges(inputs: list[_Input], options: ReportOptions) -> None:
+    """A range name the user chose that no profile has: a usage error (exit 2) listing the closest names, before
+    any section (a default name missing makes its sections say what to add)."""
+    default, a, d = ReportOptions(), options.attention.ranges, DEFAULT_RANGES
+    named = [(options.forward_range, default.forward_range, "--forward-range"),
+             (options.step_range, default.step_range, "--step-range"),
+             (a.attention, d.attention, "--attention-range"), (a.scores, d.scores, "--scores-range"),
+             (a.softmax, d.softmax, "--softmax-range"), (a.output, d.output, "--output-range")]
+    with_ranges = [inp for inp in inputs if inp.names]
+    for name, usual, option in named:
+        if with_ranges and name != usual and not any(matches(inp.names, name) for inp in with_ranges):
+            names = {k: v for inp in with_ranges for k, v in inp.names.items()}
+            raise no_range("", names, name, option, usual, "")
 
 
 def _forward_ranges(fwd: _Input, trn: _Input, options: ReportOptions) -> list[str] | None:

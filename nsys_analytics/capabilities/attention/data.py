@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...data import sql_files
-from ...core.errors import MissingDataError
+from ...core.errors import MissingDataError, UsageError
 from ...core.filters import closest_first
 from ..nvtx.steady import Warmup, matches, range_instances, range_names, resolve_warmup
 from ...data.sql_files import Relation
@@ -50,6 +50,18 @@ def known_ranges(names: dict[str, int], near: str, limit: int = 12) -> str:
     """The profile's range names for an error message, closest to `near` first."""
     full = closest_first(near, [k for k in names if ":" in k])
     return ", ".join(full[:limit]) + (" ..." if len(full) > limit else "") if full else "none"
+
+
+def no_range(where: str, names: dict[str, int], name: str, option: str, default: str, add: str) -> Exception:
+    """The error for a range name that names none of the profile's ranges (`where`: the profile, for the message).
+    A name the user chose is a usage error (exit 2) listing the ranges closest to it first, to pick from; a default
+    name that is missing is missing data (exit 1), fixed by naming the range or by adding it (`add`: how)."""
+    listed = known_ranges(names, name)
+    if name != default:
+        return UsageError(f"{where}no NVTX range named {name!r} (closest first: {listed}); pass one of them with "
+                          f"{option}")
+    return MissingDataError(f"{where}no NVTX range named {name!r} (closest first: {listed}); name yours with {option},"
+                            f" or {add} and profile with `nsys profile --trace=cuda,nvtx`")
 
 
 def require_nvtx(profile: Profile, what: str, names: dict[str, int] | None = None) -> dict[str, int]:

@@ -15,7 +15,8 @@ from ...core.errors import MissingDataError, UsageError
 from ...core.filters import ATTRIBUTIONS
 from ...core.result import Result
 from ...data.sql_files import Relation
-from .data import OP_RANGES, Warmup, known_ranges, matches, require_kernels, require_nvtx, resolve_warmup
+from .data import (OP_RANGES, Warmup, known_ranges, matches, no_range, require_kernels, require_nvtx,
+                   resolve_warmup)
 from .flops import (
     DEFAULT_RIDGE,
     DEFAULT_SOFTMAX_FLOPS,
@@ -52,6 +53,9 @@ class AttentionRanges:
 
     def flag_of(self, piece: str) -> str:
         return {"scores": "--scores-range", "softmax": "--softmax-range", "output": "--output-range"}[piece]
+
+
+DEFAULT_RANGES = AttentionRanges()
 
 
 @dataclass(frozen=True)
@@ -139,17 +143,17 @@ def _check_ranges(profile: Profile, names: dict[str, int], ranges: AttentionRang
     """True for fused attention (no sub-range at all); errors when the attention range or some sub-ranges are
     missing."""
     if not matches(names, ranges.attention):
-        raise MissingDataError(
-            f"{profile.path}: no NVTX range named {ranges.attention!r} "
-            f"(ranges: {known_ranges(names, ranges.attention)}); name yours with --attention-range, or wrap the "
-            "attention call in `nvtx.annotate(\"scaled_dot_product_attention\")` and profile with "
-            "`nsys profile --trace=cuda,nvtx`")
+        raise no_range(f"{profile.path}: ", names, ranges.attention, "--attention-range", DEFAULT_RANGES.attention,
+                       f"wrap the attention call in `nvtx.annotate({DEFAULT_RANGES.attention!r})`")
     missing = [p for p in ("scores", "softmax", "output") if not matches(names, getattr(ranges, p))]
+    for piece in missing:
+        if getattr(ranges, piece) != getattr(DEFAULT_RANGES, piece):  # one the user named: exit 2
+            raise no_range(f"{profile.path}: ", names, getattr(ranges, piece), ranges.flag_of(piece), "", "")
     if missing and len(missing) < 3:
         listed = ", ".join(f"{getattr(ranges, p)!r} ({ranges.flag_of(p)})" for p in missing)
         raise MissingDataError(
             f"{profile.path}: no NVTX sub-range named {listed} "
-            f"(ranges: {known_ranges(names, getattr(ranges, missing[0]))}); name yours with those options, or "
+            f"(closest first: {known_ranges(names, getattr(ranges, missing[0]))}); name yours with those options, or "
             "annotate each piece of attention with its own NVTX range")
     return len(missing) == 3
 

@@ -101,11 +101,11 @@ def _ncu(out, options, command, force, fmt, output) -> None:
     from .session import collect_ncu
     from ..ncu.analysis import Options, analyze
     from ..ncu.report import NcuReport
-    from ..ncu.table import to_result
+    from ..ncu.table import for_format
 
     collect_ncu(find_tool("ncu"), options, out, command, force)
     with NcuReport(out.ncu_report) as r:
-        result = to_result(analyze(r, Options()), "auto")
+        result = for_format(analyze(r, Options()), fmt)
     click.echo(f"wrote {out.ncu_report}", err=True)
     write(TableReport(result, "ncu"), fmt, output)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from ...core.errors import UsageError
 from .analysis import AGGREGATIONS, COMBINE, GROUP_BY, Options, analyze
 from .expr import parse_derive
 from .report import NcuReport
-from .table import UNITS, to_result
+from .table import UNITS, for_format
 from ...cli.options import output_options
 from ...output.write import write
 
@@ -44,7 +45,8 @@ PLOT_IMPLIES_NVTX = "--plot and --normalize-against compare annotations"
               help="An nsys profile of the same program: add each kernel's timeline duration and its name's totals.")
 @click.option("--match", help="Only kernels whose name matches this regular expression.")
 @click.option("--units", type=click.Choice(UNITS), default="auto", show_default=True,
-              help="auto: one unit per column as ncu prints them (us, Kbyte, Ghz); base: ns, byte, hz.")
+              help="auto: one unit per column as ncu prints them (us, Kbyte, Ghz); base: ns, byte, hz. "
+                   "Default: auto in tables, base in CSV, JSON and Parquet (stable column names, full precision).")
 @click.option("--list-metrics", is_flag=True, help="List the report's metrics with their base units and exit.")
 @output_options
 def command(report, metrics, group_by, agg, derive, config_regex, combine, normalize_against, speedup, plot_path,
@@ -65,6 +67,7 @@ def command(report, metrics, group_by, agg, derive, config_regex, combine, norma
       nsys-analytics ncu matmul.ncu-rep --nsys run.sqlite --format csv -o joined.csv
       nsys-analytics ncu raw.csv --units base --format json
     """
+    units_source = click.get_current_context().get_parameter_source("units")
     if (normalize_against or plot_path) and group_by not in (None, "nvtx"):
         raise UsageError(f"{PLOT_IMPLIES_NVTX}: use them with --group-by nvtx")
     if nsys_profile and group_by not in (None, "none"):
@@ -86,7 +89,7 @@ def command(report, metrics, group_by, agg, derive, config_regex, combine, norma
             add_columns(analysis, join_nsys(r, nsys_profile))
     if plot_path:
         _plot(analysis, plot_path, plot_x, plot_y)
-    write(to_result(analysis, units), fmt, output)
+    write(for_format(analysis, fmt, None if units_source == ParameterSource.DEFAULT else units), fmt, output)
 
 
 def _derived(spec: str) -> tuple[str, str]:

@@ -37,6 +37,18 @@ def to_result(analysis: Analysis, units: str = "auto") -> Result:
     return Result(columns, rows, notes=list(analysis.notes), headers=headers)
 
 
+FILE_FORMATS = ("csv", "json", "parquet")
+
+
+def for_format(analysis: Analysis, fmt: str, units: str | None = None) -> Result:
+    """The Result that `fmt` shows. Files for programs (CSV, JSON, Parquet) default to base units with every digit:
+    `duration_ns` whatever the magnitudes, not a column renamed by them and rounded to 0.1 us; tables to ncu's."""
+    exact = fmt in FILE_FORMATS
+    result = to_result(analysis, units or ("base" if exact else "auto"))
+    result.exact = exact
+    return result
+
+
 def _renamed(column: str, base: str, shown: str) -> str:
     """duration_ns shown in us -> duration_us; shared_mem_per_block_bytes in Kbyte/block -> ..._kbytes."""
     token = base.split("/")[0]

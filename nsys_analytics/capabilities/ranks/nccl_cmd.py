@@ -46,8 +46,10 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, 
             click.echo(line, err=True)
         if trace:
             df = sets.nccl_frame(pset)
+            notes = [sets.bytes_note(df)] if len(df) else ["No NCCL kernels (ncclDevKernel_* / ncclKernel_*)."]
             result = SetResult(None, Result(list(df.columns), [tuple(_plain(v) for v in r)
-                                                               for r in df.itertuples(index=False, name=None)]))
+                                                               for r in df.itertuples(index=False, name=None)]),
+                               notes)
         elif by == "call":
             result = sets.nccl_sum_set(pset)
         else:

@@ -6,6 +6,7 @@ import click
 
 from .render import RanksOutput
 from ...cli.many import check_output
+from ...core.words import plural
 from ...data.engine import SCHEDULER_ENV, make_engine
 from ...output.options import output_options
 from ...output.write import write
@@ -52,5 +53,5 @@ def command(profiles, scheduler, jobs, skip_bad, table, strict, fmt, output):
         report = build(pset)
     finally:
         engine.close()
-    head = [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *report.notes]
+    head = [f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})", *report.notes]
     write(RanksOutput(report, head, table), fmt, output, table, inputs=profiles)

@@ -73,10 +73,17 @@ def bytes_note(ops: pd.DataFrame) -> str:
     known = int(ops["bytes"].notna().sum())
     if known == len(ops):
         return f"Message sizes known for all {len(ops)} NCCL kernels (NCCL's NVTX payloads); --trace lists them."
-    why = ("the export has NCCL's NVTX ranges but not their payloads: re-export with `nsys export --type sqlite "
-           "--include-json true`" if ops["nvtx_range"].notna().any() else
-           "no NCCL NVTX ranges (NCCL 2.19+ under `nsys profile --trace=nvtx` records them)")
-    return f"Message sizes known for {known} of {len(ops)} NCCL kernels; bytes unknown for the others: {why}."
+    if not known:
+        return f"bytes unknown for all {len(ops)} NCCL kernels: {_why_unknown(ops)}."
+    return (f"Message sizes known for {known} of {len(ops)} NCCL kernels; bytes unknown for the others: "
+            f"{_why_unknown(ops)}.")
+
+
+def _why_unknown(ops: pd.DataFrame) -> str:
+    if ops["nvtx_range"].notna().any():
+        return ("the export has NCCL's NVTX ranges but not their payloads' sizes: re-export with `nsys export --type "
+                "sqlite --include-json true`")
+    return "no NCCL NVTX ranges (NCCL 2.19+ under `nsys profile --trace=nvtx` records them)"
 
 
 def ranks_report(pset) -> analysis.RanksReport:

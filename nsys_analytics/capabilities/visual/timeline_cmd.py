@@ -8,6 +8,7 @@ import click
 
 from ..categories import load_rules
 from ...core.files import check_output
+from ...core.words import plural
 from .plot import check_path, data_width_px, plot_timeline
 from .rank_timeline import launch_ranks, rank_timelines, stacked
 from .timeline import build_timeline
@@ -57,7 +58,8 @@ def command(profiles, window, output, no_api, no_nvtx, skip_bad, rules_files):
     else:
         timeline = _ranks_timeline(profiles, window, options, skip_bad)
     plot_timeline(timeline, output)
-    click.echo(f"wrote {output} ({len(timeline.lanes)} rows, {sum(b.count for b in timeline.boxes):,} operations)",
+    ops = sum(b.count for b in timeline.boxes)
+    click.echo(f"wrote {output} ({plural(len(timeline.lanes), 'row')}, {ops:,} operations)",
                err=True)
 
 

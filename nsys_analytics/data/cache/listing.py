@@ -6,30 +6,51 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from . import derived
 from .folder import cache_dir, max_size, min_size
 from .facts import facts
 from .store import SUFFIX, entries, size_of, wal_entries, whole
 
 
 def cache_rows() -> tuple[list[str], list[tuple]]:
-    """One row per profile cache, most recently used first."""
+    """One row per profile cache, most recently used first, then one per report export (status `export`)."""
     rows = []
     for folder in reversed(entries()):
         profile = _profile_of(folder)
         parts = sorted(p.name[: -len(SUFFIX)] for p in folder.glob(f"*{SUFFIX}"))
         rows.append((profile or "?", _status(folder, profile), len(parts), round(size_of(folder) / 2**20, 1),
                      time.strftime("%Y-%m-%d %H:%M", time.localtime(folder.stat().st_mtime)), folder.name))
+    for export in reversed(sorted(derived.exports(), key=_mtime)):
+        rows.append((str(export), "export", 1, round(derived.size([export]) / 2**20, 1),
+                     time.strftime("%Y-%m-%d %H:%M", time.localtime(_mtime(export))),
+                     f"{derived.EXPORTS}/{export.name}"))
     return ["profile", "status", "parts", "size_mib", "last_used", "folder"], rows
 
 
 def summary() -> dict:
-    """The folder, its size (the profiles' caches and the WAL copies: what the bound counts) and settings."""
-    folders, copies = entries(), wal_entries()
-    copies_size = sum(size_of(f) for f in copies)
-    return {"folder": str(cache_dir()), "profiles": len(folders),
-            "size_mib": round((sum(size_of(f) for f in folders) + copies_size) / 2**20, 1),
+    """The folder, its size (everything derived from profiles: what `cache clear` removes) and settings."""
+    folders, copies, exports = entries(), wal_entries(), derived.exports()
+    copies_size, exports_size = sum(size_of(f) for f in copies), derived.size(exports)
+    others = [f for f in derived.files() if f.parent.name != derived.EXPORTS]
+    spills = derived.dead_spills()
+    total = sum(size_of(f) for f in folders) + copies_size + derived.size(derived.files()) + _tree_size(spills)
+    return {"folder": str(cache_dir()), "profiles": len(folders), "size_mib": round(total / 2**20, 1),
             "wal_copies": len(copies), "wal_copies_mib": round(copies_size / 2**20, 1),
+            "exports": len(exports), "exports_mib": round(exports_size / 2**20, 1),
+            "remembered": len(others), "remembered_mib": round(derived.size(others) / 2**20, 1),
+            "dead_spills": len(spills),
             "bound_mib": round(max_size() / 2**20, 1), "min_profile_mib": round(min_size() / 2**20, 1)}
+
+
+def _tree_size(folders: list[Path]) -> int:
+    return sum(derived.size([p for p in f.rglob("*") if p.is_file()]) for f in folders)
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _profile_of(folder: Path) -> str | None:

@@ -16,13 +16,13 @@ import re
 import shutil
 import sys
 import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import layout
 from .folder import cache_dir, columnar_dir, enabled, max_size, min_size
 from .identity import path_prefix
 from .lease import LEASE, Lease, hold, unused
-from .memo import SUMMARIES, forget
 
 SUFFIX = ".duckdb"
 WAL_COPIES = "wal-copies"  # source.py: a folder per WAL-mode export's version, with its lease
@@ -258,28 +258,59 @@ def evict(keep: Path | None = None, bound: int | None = None) -> list[Path]:
     return removed
 
 
-def clear(sqlite_path: Path | None = None) -> tuple[list[Path], list[Path]]:
-    """Remove every cache and WAL copy (or those of one profile path), what killed builds and copies left and the
-    results remembered beside the caches (memo.py); return (the folders that went, those kept: in use)."""
+@dataclass
+class Cleared:
+    """What `clear` removed (and kept: in use), for `cache clear` to say."""
+
+    caches: list[Path] = field(default_factory=list)  # profile cache folders and WAL copies
+    exports: list[Path] = field(default_factory=list)  # reports' SQLite exports
+    remembered: list[Path] = field(default_factory=list)  # per-profile results and digests
+    spills: list[Path] = field(default_factory=list)  # killed processes' DuckDB spill folders
+    kept: list[Path] = field(default_factory=list)
+    bytes: int = 0
+
+
+def clear(sqlite_path: Path | None = None) -> Cleared:
+    """Remove every cache, WAL copy, report export and remembered result (or those of one profile path: of a
+    report, its export's too), what killed builds, copies and connections left; return what went."""
+    from . import derived
+
+    prefix = path_prefix(sqlite_path) if sqlite_path is not None else ""
+    done = Cleared()
+    for export in derived.exports() if prefix else []:  # a report's export and what was derived from it
+        if export.name.startswith(prefix):
+            _clear_prefix(path_prefix(export), done)
+    _clear_prefix(prefix, done)
+    done.spills = derived.remove_dead_spills()
+    return done
+
+
+def _clear_prefix(prefix: str, done: Cleared) -> None:
+    from . import derived
     from .build import remove_orphans
     from .orphans import remove_partials
 
-    prefix = path_prefix(sqlite_path) if sqlite_path is not None else ""
-    removed, kept = [], []
     for f in [*wal_entries(), *entries()]:  # a WAL copy first: the caches made from it go with it
         if f.name.startswith(prefix) and f.exists():
-            (removed if remove(f) else kept).append(f)
+            size = size_of(f)
+            if remove(f):
+                done.caches.append(f)
+                done.bytes += size
+            else:
+                done.kept.append(f)
     for f in [*entries(), *wal_entries()]:
         remove_orphans(f)
         remove_partials(f)
-    for kind in (WAL_COPIES, "exports", "digests", SUMMARIES, KERNEL_CHECKS):
-        remove_partials(cache_dir() / kind)  # killed copies, exports and memo writes
+    for folder in derived.memo_folders():
+        remove_partials(folder)  # killed copies, exports and memo writes
     if not prefix:  # WAL copies of an earlier release (files, not folders): nothing reads them any more
         for old in (cache_dir() / WAL_COPIES).glob("*.sqlite"):
             old.unlink(missing_ok=True)
-    for kind in (SUMMARIES, KERNEL_CHECKS):
-        forget(prefix, kind)
-    return removed, kept
+    found = derived.files(prefix)
+    done.bytes += derived.size(found)
+    derived.remove(found)
+    for f in found:
+        (done.exports if f.parent.name == derived.EXPORTS else done.remembered).append(f)
 
 
 def damaged(error: Exception) -> bool:
