@@ -16,6 +16,7 @@ from ...core.files import check_output, replacing
 from ..attention.attention_cmd import attention_options, options_from
 from ..categories.classify_cmd import RULES_OPTION
 from ...cli.profiles import open_profile
+from ...core.words import plural
 
 
 @click.command("html")
@@ -86,10 +87,10 @@ def _job_page(profiles, output: Path, rules_files, skip_bad: bool) -> None:
 
     pset = ProfileSet(list(profiles), engine=make_engine(jobs=1), skip_bad=skip_bad)
     output = check_output(output, [Path(m.path) for m in pset.members])
-    for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
+    for line in [f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})", *pset.messages()]:
         click.echo(line, err=True)
     rules = load_rules(rules_files)
-    title = f"nsys-analytics: {len(pset)} ranks ({', '.join(map(str, profiles))})"
+    title = f"nsys-analytics: {plural(len(pset), 'rank')} ({', '.join(map(str, profiles))})"
     page = render_job_page(job_view(pset, rules, title), rules.category_names)
     with replacing(output) as tmp:
         tmp.write_text(page, encoding="utf-8")

@@ -17,6 +17,7 @@ from ..ranks.sets import kernel_summary_set, nccl_summary_set, ranks_report
 from ..ranks.summary import SetResult
 from .rank_timeline import RankTimeline, rank_timelines
 from .window import WindowRequest
+from ...core.words import plural
 
 TOP_KERNELS = 15
 TIMELINE_WIDTH_PX = 1100  # pixel columns of each rank's step picture
@@ -38,7 +39,8 @@ class JobView:
 
 def job_view(pset, rules: RuleSet, title: str) -> JobView:
     """Everything the page of a job shows; a section whose data is missing says why."""
-    view = JobView(title, pset.ranks, [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()])
+    head = f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})"
+    view = JobView(title, pset.ranks, [head, *pset.messages()])
     report = _or_missing(view, "ranks", lambda: ranks_report(pset))
     if report is not None:
         view.verdict = RanksOutput(report, view.head + report.notes)

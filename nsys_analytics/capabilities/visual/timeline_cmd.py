@@ -15,6 +15,7 @@ from .timeline import build_timeline
 from ..categories.classify_cmd import RULES_OPTION
 from ...cli.options import window_options
 from ...cli.profiles import open_profile
+from ...core.words import plural
 
 
 @click.command("timeline")
@@ -68,7 +69,7 @@ def _ranks_timeline(profiles, window, options, skip_bad: bool):
     from ...data.profile_set import ProfileSet
 
     pset = ProfileSet(list(profiles), engine=make_engine(jobs=1), skip_bad=skip_bad)
-    for line in [f"{len(pset)} ranks (rank ids from the {pset.rank_source})", *pset.messages()]:
+    for line in [f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})", *pset.messages()]:
         click.echo(line, err=True)
     parts = rank_timelines(pset, window, **options)
-    return stacked(parts, f"{len(parts)} ranks: {parts[0].timeline.window.source}")
+    return stacked(parts, f"{plural(len(parts), 'rank')}: {parts[0].timeline.window.source}")
