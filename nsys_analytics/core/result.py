@@ -16,6 +16,8 @@ class Result:
     # A streamed result (Profile.sql(stream=True)): the rows come in batches, read once, and `rows` stays empty
     # until `materialize()` (render.chunks streams CSV and JSON without it).
     batches: Iterator[list[tuple]] | None = None
+    # The columns a narrow terminal keeps whatever else it leaves out (output/fit.py); none: the first and the name.
+    key_columns: tuple[str, ...] = ()
 
     def materialize(self) -> "Result":
         """Read the remaining batches of a streamed result into `rows`."""

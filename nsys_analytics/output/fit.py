@@ -1,0 +1,57 @@
+"""Which columns of a table a width holds, and how wide each is: long names and sentences (the flexible columns)
+narrow first, down to a floor; then columns are left out by priority until the rest fits. No text here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NAME_FLOOR = 40  # a shortened kernel name narrower than this no longer tells kernels apart at a glance
+PROSE_FLOOR = 24  # a sentence wrapped narrower than this reads a few words a line
+GAP = 2  # spaces between columns
+# Statistics a reader looks at last: left out first, from the right.
+_STATS = re.compile(r"\b(?:min|max|std\s*dev|stddev|std|med|median|p\d\d)\b", re.IGNORECASE)
+
+
+@dataclass
+class Plan:
+    shown: list[int]  # the columns kept, in table order
+    widths: dict[int, int]  # column -> its width
+    dropped: list[int]  # the columns left out, in table order
+
+
+def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: list[bool], keep: set[int],
+         width: int) -> Plan:  # noqa: PLR0913
+    """Columns at their `natural` widths, fitted to `width`: flexible ones narrowed to their floor, then columns
+    left out in `drop_order` until the floors fit; the room left goes back to the flexible ones."""
+    floor = [min(n, max(PROSE_FLOOR if p else NAME_FLOOR, len(h))) if f else n
+             for h, n, f, p in zip(headers, natural, flexible, prose)]
+    shown = list(range(len(headers)))
+    order = drop_order(headers, natural, flexible, keep)
+    while _total(shown, floor) > width and order:
+        shown.remove(order.pop(0))
+    widths = {i: floor[i] for i in shown}
+    _grow([i for i in shown if flexible[i]], widths, natural, width - _total(shown, floor))
+    return Plan(shown, widths, [i for i in range(len(headers)) if i not in shown])
+
+
+def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keep: set[int]) -> list[int]:
+    """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then the others,
+    each from the right. Kept: `keep` (a report's key columns), else the first column and the widest text one
+    (the name)."""
+    if not keep:
+        keep = {0, *sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])[:1]}
+    rest = [i for i in reversed(range(len(headers))) if i not in keep]
+    return [i for i in rest if _STATS.search(headers[i])] + [i for i in rest if not _STATS.search(headers[i])]
+
+
+def _total(shown: list[int], widths) -> int:
+    return sum(widths[i] for i in shown) + GAP * (len(shown) - 1)
+
+
+def _grow(flex: list[int], widths: dict[int, int], natural: list[int], room: int) -> None:
+    """Share `room` among the flexible columns, the narrowest need first, none past its natural width."""
+    for k, i in enumerate(sorted(flex, key=lambda i: natural[i] - widths[i])):
+        add = max(0, min(natural[i] - widths[i], room // (len(flex) - k)))
+        widths[i] += add
+        room -= add
