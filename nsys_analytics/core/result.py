@@ -16,7 +16,7 @@ class Result:
     # A streamed result (Profile.sql(stream=True)): the rows come in batches, read once, and `rows` stays empty
     # until `materialize()` (render.chunks streams CSV and JSON without it).
     batches: Iterator[list[tuple]] | None = None
-    # The columns a narrow terminal keeps whatever else it leaves out (output/fit.py); none: the first and the name.
+    # The columns a narrow terminal keeps longest, most important first (output/fit.py); none: the name and the first.
     key_columns: tuple[str, ...] = ()
 
     def materialize(self) -> "Result":

@@ -20,14 +20,14 @@ class Plan:
     dropped: list[int]  # the columns left out, in table order
 
 
-def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: list[bool], keep: set[int],
-         width: int) -> Plan:  # noqa: PLR0913
+def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: list[bool], keys: list[int],
+         width: int) -> Plan:
     """Columns at their `natural` widths, fitted to `width`: flexible ones narrowed to their floor, then columns
     left out in `drop_order` until the floors fit; the room left goes back to the flexible ones."""
     floor = [min(n, max(PROSE_FLOOR if p else NAME_FLOOR, len(h))) if f else n
              for h, n, f, p in zip(headers, natural, flexible, prose)]
     shown = list(range(len(headers)))
-    order = drop_order(headers, natural, flexible, keep)
+    order = drop_order(headers, natural, flexible, keys)
     while _total(shown, floor) > width and order:
         shown.remove(order.pop(0))
     widths = {i: floor[i] for i in shown}
@@ -35,14 +35,17 @@ def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: li
     return Plan(shown, widths, [i for i in range(len(headers)) if i not in shown])
 
 
-def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keep: set[int]) -> list[int]:
-    """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then the others,
-    each from the right. Kept: `keep` (a report's key columns), else the first column and the widest text one
+def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
+    """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then the other
+    columns not in `keys`, each from the right; then `keys` from the least important, all but the first two.
+    `keys`: a report's key columns, most important first; by default the first column and the widest text one
     (the name)."""
-    if not keep:
-        keep = {0, *sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])[:1]}
-    rest = [i for i in reversed(range(len(headers))) if i not in keep]
-    return [i for i in rest if _STATS.search(headers[i])] + [i for i in rest if not _STATS.search(headers[i])]
+    if not keys:
+        names = sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])
+        keys = list(dict.fromkeys([*names[:1], 0]))
+    rest = [i for i in reversed(range(len(headers))) if i not in keys]
+    stats = [i for i in rest if _STATS.search(headers[i])]
+    return stats + [i for i in rest if i not in stats] + keys[:1:-1]
 
 
 def _total(shown: list[int], widths) -> int:

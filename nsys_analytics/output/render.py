@@ -132,8 +132,8 @@ def to_table(result) -> str:
     cells = _cells(result, numeric, prose, NAME_WIDTH)
     natural = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
     flexible = [not numeric[i] and natural[i] > len(headers[i]) for i in range(len(headers))]
-    keep = {result.columns.index(c) for c in getattr(result, "key_columns", ()) if c in result.columns}
-    fitted = fit.plan(headers, natural, flexible, prose, keep, width) if width else None
+    keys = [result.columns.index(c) for c in result.key_columns if c in result.columns]
+    fitted = fit.plan(headers, natural, flexible, prose, keys, width) if width else None
     if fitted is None or (not fitted.dropped and all(fitted.widths[i] >= natural[i] for i in fitted.shown)):
         shown, widths, dropped = list(range(len(headers))), natural, []
     else:
@@ -180,10 +180,31 @@ def _narrowed(result, cells, numeric, prose, widths) -> list[list[str]]:
     for i, w in widths.items():
         if numeric[i] or prose[i] or w >= max(len(r[i]) for r in cells):
             continue
-        texts = shorten_names({_text(row[i]) for row in result.rows}, w)
+        texts = _distinct_cuts(shorten_names({_text(row[i]) for row in result.rows}, w), w)
         for r, row in zip(cells, result.rows):
             r[i] = texts[_text(row[i])]
     return cells
+
+
+def _distinct_cuts(shown: dict[str, str], width: int) -> dict[str, str]:
+    """Names that the unique-name rule left longer than `width` (their middle cut is another name's too) cut
+    elsewhere: the head and tail lengths nearest the middle that no other name shows; a name no cut tells apart
+    stays whole (its cell wraps)."""
+    taken = {t for t in shown.values() if len(t) <= width}
+    out = dict(shown)
+    for name in sorted(n for n, t in shown.items() if len(t) > width):
+        mid = (width - 1) // 2
+        for head in sorted(range(1, width - 1), key=lambda h: (abs(h - mid), -h)):
+            text = name[:head] + "…" + name[len(name) - (width - 1 - head):]
+            if text not in taken and not any(text == _cut(other, width, head) for other in shown if other != name):
+                out[name] = text
+                taken.add(text)
+                break
+    return out
+
+
+def _cut(name: str, width: int, head: int) -> str:
+    return name[:head] + "…" + name[len(name) - (width - 1 - head):] if len(name) > width else name
 
 
 def _row_lines(row, shown, widths, numeric, prose) -> list[str]:

@@ -39,7 +39,7 @@ def findings_result(report: DiagnoseReport) -> Result:
              f.summary, f.fix) for f in report.findings]
     return Result(["severity", "rule", "at_stake_ms", "windows", "ranges", "summary", "fix"], rows,
                   headers=["Severity", "Rule", "At stake (ms)", "Worst windows (s)", "NVTX ranges", "Finding", "Fix"],
-                  key_columns=("severity", "summary", "fix"))  # what a narrow terminal keeps
+                  key_columns=("summary", "fix", "severity", "at_stake_ms"))  # what a narrow terminal keeps
 
 
 def _findings_text(report: DiagnoseReport, fmt: str) -> str:
