@@ -106,3 +106,25 @@ def _sentences(doc) -> list[str]:
 def test_machine_formats_ignore_the_width(name, fmt, catalog):  # noqa: F811
     args = arguments(name, catalog)
     assert invoke(args, 80, "--format", fmt) == invoke(args, None, "--format", fmt)
+
+
+def test_statistics_go_first_and_are_named():
+    """A hand-made table at 60 columns: Name (50 characters) and Total (13: "1,000,000,000") do not fit whole
+    (50 + 2 + 13 = 65 > 60), so the name narrows to 60 - 2 - 13 = 45 (above its floor of 40); Min and Max are left
+    out and named in the note."""
+    from nsys_analytics.core.result import Result
+    from nsys_analytics.output.render import to_table
+    from nsys_analytics.output.terminal import laid_out
+
+    names = ["kernel_" + "a" * 43, "kernel_" + "b" * 43]
+    result = Result(["name", "total_ns", "min_ns", "max_ns"], [(names[0], 10**9, 1, 2), (names[1], 5, 3, 4)],
+                    headers=["Name", "Total (ns)", "Min (ns)", "Max (ns)"])
+    with laid_out(60):
+        text = to_table(result)
+    lines = text.splitlines()
+    assert lines[0].split() == ["Name", "Total", "(ns)"]
+    assert len(lines[2]) == 60 and lines[2].endswith("1,000,000,000")
+    assert "Not shown at this width: Min (ns), Max (ns)" in text
+    assert lines[1] == "-" * 45 + "  " + "-" * 13
+    assert lines[2][:45] != lines[3][:45]  # two names, two texts
+    assert to_table(result).splitlines()[0].split()[-2:] == ["Max", "(ns)"]  # no width: the whole table

@@ -11,6 +11,7 @@ PROSE_FLOOR = 24  # a sentence wrapped narrower than this reads a few words a li
 GAP = 2  # spaces between columns
 # Statistics a reader looks at last: left out first, from the right.
 _STATS = re.compile(r"\b(?:min|max|std\s*dev|stddev|std|med|median|p\d\d)\b", re.IGNORECASE)
+_MEASURE = re.compile(r"\(|%|time|_ns\b|_ms\b|_pct\b", re.IGNORECASE)  # a unit: kept longer than ids and counts
 
 
 @dataclass
@@ -37,15 +38,17 @@ def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: li
 
 def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
     """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then the other
-    columns not in `keys`, each from the right; then `keys` from the least important, all but the first two.
-    `keys`: a report's key columns, most important first; by default the first column and the widest text one
-    (the name)."""
+    columns not in `keys` (ids and counts before measures with a unit: `Total Time (ns)`), each from the right;
+    then `keys` from the least important, all but the first two. `keys`: a report's key columns, most important first; by default the widest text one (the name), the first
+    column and `rank`."""
     if not keys:
         names = sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])
-        keys = list(dict.fromkeys([*names[:1], 0]))
+        ranks = [i for i, h in enumerate(headers) if h.lower() == "rank"]  # tables over ranks: whose row it is
+        keys = list(dict.fromkeys([*names[:1], 0, *ranks]))
     rest = [i for i in reversed(range(len(headers))) if i not in keys]
     stats = [i for i in rest if _STATS.search(headers[i])]
-    return stats + [i for i in rest if i not in stats] + keys[:1:-1]
+    measures = [i for i in rest if i not in stats and _MEASURE.search(headers[i])]
+    return stats + [i for i in rest if i not in stats and i not in measures] + measures + keys[:1:-1]
 
 
 def _total(shown: list[int], widths) -> int:
