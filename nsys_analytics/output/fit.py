@@ -9,6 +9,7 @@ from dataclasses import dataclass
 NAME_FLOOR = 40  # a shortened kernel name narrower than this no longer tells kernels apart at a glance
 PROSE_FLOOR = 24  # a sentence wrapped narrower than this reads a few words a line
 GAP = 2  # spaces between columns
+MIN_WIDTH = 8  # below the floors (a very narrow terminal), no name or sentence column narrower than this
 # Statistics a reader looks at last: left out first, from the right.
 _STATS = re.compile(r"\b(?:min|max|std\s*dev|stddev|std|med|median|p\d\d)\b", re.IGNORECASE)
 _MEASURE = re.compile(r"\(|%|time|_ns\b|_ms\b|_pct\b", re.IGNORECASE)  # a unit: kept longer than ids and counts
@@ -31,8 +32,12 @@ def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: li
     order = drop_order(headers, natural, flexible, keys)
     while _total(shown, floor) > width and order:
         shown.remove(order.pop(0))
+    flex = [i for i in shown if flexible[i]]
+    if _total(shown, floor) > width and flex:  # narrower than the floors: the names and sentences share what is left
+        room = width - _total([i for i in shown if not flexible[i]], floor) - GAP * len(flex)
+        floor = [max(MIN_WIDTH, room // len(flex)) if i in flex else w for i, w in enumerate(floor)]
     widths = {i: floor[i] for i in shown}
-    _grow([i for i in shown if flexible[i]], widths, natural, width - _total(shown, floor))
+    _grow(flex, widths, natural, width - _total(shown, floor))
     return Plan(shown, widths, [i for i in range(len(headers)) if i not in shown])
 
 
