@@ -8,6 +8,7 @@ import json
 import math
 import re
 import textwrap
+from collections import Counter
 
 from ..core.errors import MissingDataError, UsageError
 from . import fit
@@ -190,16 +191,19 @@ def _distinct_cuts(shown: dict[str, str], width: int) -> dict[str, str]:
     """Names that the unique-name rule left longer than `width` (their middle cut is another name's too) cut
     elsewhere: the head and tail lengths nearest the middle that no other name shows; a name no cut tells apart
     stays whole (its cell wraps)."""
+    long = sorted(n for n, t in shown.items() if len(t) > width)
+    if not long:
+        return shown
+    mid = (width - 1) // 2
+    heads = sorted(range(1, width - 1), key=lambda h: (abs(h - mid), -h))
+    cuts = {h: Counter(_cut(n, width, h) for n in shown) for h in heads}  # a cut that two names share tells neither
     taken = {t for t in shown.values() if len(t) <= width}
     out = dict(shown)
-    for name in sorted(n for n, t in shown.items() if len(t) > width):
-        mid = (width - 1) // 2
-        for head in sorted(range(1, width - 1), key=lambda h: (abs(h - mid), -h)):
-            text = name[:head] + "…" + name[len(name) - (width - 1 - head):]
-            if text not in taken and not any(text == _cut(other, width, head) for other in shown if other != name):
-                out[name] = text
-                taken.add(text)
-                break
+    for name in long:
+        text = next((t for h in heads if (t := _cut(name, width, h)) not in taken and cuts[h][t] == 1), None)
+        if text is not None:
+            out[name] = text
+            taken.add(text)
     return out
 
 
