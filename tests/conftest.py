@@ -72,6 +72,13 @@ def parquet_root(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def piped_width(monkeypatch):
+    """Outputs are compared as piped (tables whole), whatever COLUMNS the shell exports; test_terminal_width
+    sets it per call."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def cache_mode(request, monkeypatch, cache_folder, cache_root, parquet_root):
     """'direct', 'cached' or 'parquetdir': how this test's profiles are read. A direct test keeps its own empty
     cache folder (`cache_folder`); the other modes share one, so a profile's cache is built once a session."""

@@ -212,7 +212,11 @@ def run_body_per_rank(pset, module: str, kwargs: dict):
     command that prints text itself gives one section per rank."""
     from ..capabilities.ranks.summary import SetResult
 
-    per_rank = pset.map(_run_body, module, _portable(kwargs))
+    from ..output.terminal import width_for
+
+    # a rank's text is laid out in its worker, to the width of the parent's output
+    width = width_for(kwargs.get("fmt", "table"), kwargs.get("output") is not None)
+    per_rank = pset.map(_run_body, module, _portable(kwargs), width)
     if any(not results for results, _text, _code in per_rank):
         return RankTexts([(m.rank, f"{m.name}; rank id from the {m.rank_source}", text) for m, (_r, text, _c) in zip(pset.members, per_rank)],
                          max(code for _r, _t, code in per_rank))
@@ -237,7 +241,7 @@ def _portable(kwargs: dict) -> dict:
     return {k: v for k, v in kwargs.items() if k != "output"}
 
 
-def _run_body(member, module: str, kwargs: dict) -> tuple[list[Result], str, int]:
+def _run_body(member, module: str, kwargs: dict, width: int | None = None) -> tuple[list[Result], str, int]:
     """One rank through a command's body: the tables it writes, the text of a report that lays out its own (and
     whatever it printed), its exit code."""
     import contextlib
@@ -254,7 +258,10 @@ def _run_body(member, module: str, kwargs: dict) -> tuple[list[Result], str, int
     fmt, table = kwargs.get("fmt", "table"), kwargs.get("table")
     stacked = [(r, r.stack_table(fmt, table)) for r in reports]
     results = [t for _r, t in stacked if t is not None]
-    text = "".join(r.render(fmt, table) for r, t in stacked if t is None)
+    from ..output.terminal import laid_out
+
+    with laid_out(width):
+        text = "".join(r.render(fmt, table) for r, t in stacked if t is None)
     return results, text + printed.getvalue(), code or max((r.exit_code for r in reports), default=0)
 
 

@@ -17,6 +17,8 @@ class Result:
     # until `materialize()` (render.chunks streams CSV and JSON without it).
     batches: Iterator[list[tuple]] | None = None
     exact: bool = False  # CSV writes floats whole (measured values), not with nsys' one decimal
+    # The columns a narrow terminal keeps longest, most important first (output/fit.py); none: the name and the first.
+    key_columns: tuple[str, ...] = ()
 
     def materialize(self) -> "Result":
         """Read the remaining batches of a streamed result into `rows`."""

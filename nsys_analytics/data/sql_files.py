@@ -86,9 +86,17 @@ class SqlFile:
 
     @property
     def summary(self) -> str:
-        """The first prose line, after its `name:`."""
-        first = self.header[0] if self.header else ""
-        return first.split(":", 1)[1].strip() if ":" in first else first
+        """The first sentence of the prose header, after its `name:` (whole, even where it runs on to the next
+        line)."""
+        lines = []
+        for line in self.header:
+            if not line:
+                break
+            lines.append(line)
+        text = " ".join(lines)
+        text = text.split(":", 1)[1].strip() if ":" in text.split(" ", 1)[0] else text
+        end = re.search(r"\.(?:\s|$)", text)
+        return text[: end.start() + 1] if end else text
 
     @property
     def header(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""The output options of every command, declared once: --format, -o/--output and --table (output/write.py writes
+"""The output options of every command, declared once: --format, -o/--output, --wide and --table (output/write.py writes
 what they ask for). Light to import: `runs list` and `--help` load no profile machinery."""
 
 from __future__ import annotations
@@ -7,11 +7,14 @@ from pathlib import Path
 
 import click
 
+from .terminal import wide_option
 from .write import FORMATS
 
 
 def output_options(f):
-    """--format and -o/--output: the one declaration of both, for every command (output/write.py writes them)."""
+    """--format, -o/--output and --wide: the one declaration of each, for every command (output/write.py writes
+    them)."""
+    f = wide_option(f)
     f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to FILE instead of standard output.")(f)
     return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,

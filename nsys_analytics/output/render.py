@@ -7,8 +7,12 @@ import io
 import json
 import math
 import re
+import textwrap
+from collections import Counter
 
 from ..core.errors import MissingDataError, UsageError
+from . import fit
+from .terminal import current_width, wrap_text
 
 MACHINE_FORMATS = ("csv", "json")  # exact bytes; every other format is for people and escapes control characters
 NAME_WIDTH = 128  # long kernel names are shortened to this many characters, in the table format only
@@ -119,20 +123,112 @@ def to_markdown(result) -> str:
 
 
 def to_table(result) -> str:
-    """An aligned table like nsys' console output: numbers right-aligned with thousands separators."""
+    """An aligned table like nsys' console output: numbers right-aligned with thousands separators. Under a width
+    (`terminal.current_width()`) long names are shortened further, sentences wrapped and low-priority columns left
+    out (output/fit.py), with a note naming them."""
     headers = [escape_controls(h) for h in result.display_headers]
-    notes = [escape_controls(n, keep_newlines=True) for n in result.notes]
+    width = current_width()
+    notes = [wrap_text(escape_controls(n, keep_newlines=True), width) for n in result.notes]
     if not result.rows:
         return "(no rows)\n" + "".join(f"{n}\n" for n in notes)
     numeric = _numeric_columns(result)
-    texts = [shorten_names({_text(row[i]) for row in result.rows}) if not numeric[i] else {}
-             for i in range(len(headers))]
-    cells = [[_pretty(v) if numeric[i] else texts[i][_text(v)] for i, v in enumerate(row)] for row in result.rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
-    lines = [_line(headers, widths, [False] * len(headers)), "  ".join("-" * w for w in widths)]
-    lines += [_line(r, widths, numeric) for r in cells]
+    prose = [not numeric[i] and _is_prose(result, i) for i in range(len(headers))]
+    cells = _cells(result, numeric, prose, NAME_WIDTH)
+    natural = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    flexible = [not numeric[i] and natural[i] > len(headers[i]) for i in range(len(headers))]
+    keys = [result.columns.index(c) for c in result.key_columns if c in result.columns]
+    fitted = fit.plan(headers, natural, flexible, prose, keys, width) if width else None
+    if fitted is None or (not fitted.dropped and all(fitted.widths[i] >= natural[i] for i in fitted.shown)):
+        shown, widths, dropped = list(range(len(headers))), natural, []
+    else:
+        shown, widths, dropped = fitted.shown, fitted.widths, fitted.dropped
+        cells = _narrowed(result, cells, numeric, prose, widths)
+    lines = [_line([headers[i] for i in shown], [widths[i] for i in shown], [False] * len(shown)),
+             "  ".join("-" * widths[i] for i in shown)]
+    for row in cells:
+        lines += _row_lines(row, shown, widths, numeric, prose)
     text = "\n".join(line.rstrip() for line in lines) + "\n"
+    if dropped:
+        left_out = ", ".join(headers[i] for i in dropped)
+        notes.append(wrap_text(f"Not shown at this width: {left_out} (--wide shows every column).", width))
     return text + "".join(f"\n{n}" for n in notes) + ("\n" if notes else "")
+
+
+# Words of letters separated by single spaces: five in a row make a sentence (a finding, a fix), unless they are
+# only C type words (`const unsigned long long int`); an argument list's words have commas between them.
+_WORD_RUN = re.compile(r"\b[A-Za-z]+(?: [A-Za-z]+\b){4,}")
+_C_WORDS = {"const", "volatile", "unsigned", "signed", "long", "short", "int", "char", "void", "float", "double",
+            "bool", "struct", "class", "enum", "operator", "lambda"}
+
+
+def _is_prose(result, i: int) -> bool:
+    """A text column of sentences: wrapped at word boundaries, never shortened."""
+    return any(isinstance(row[i], str) and _reads_as_sentence(row[i]) for row in result.rows)
+
+
+def _reads_as_sentence(text: str) -> bool:
+    return any(set(run.split()) - _C_WORDS for run in _WORD_RUN.findall(text))
+
+
+def _cells(result, numeric, prose, name_width: int) -> list[list[str]]:
+    """Every cell as text: numbers with separators, sentences whole, names by the unique-name rule."""
+    texts = [shorten_names({_text(row[i]) for row in result.rows}, name_width) if not (numeric[i] or prose[i])
+             else {} for i in range(len(numeric))]
+    return [[_pretty(v) if numeric[i] else _text(v) if prose[i] else texts[i][_text(v)] for i, v in enumerate(row)]
+            for row in result.rows]
+
+
+def _narrowed(result, cells, numeric, prose, widths) -> list[list[str]]:
+    """The name columns narrowed below NAME_WIDTH shortened again to their width, each column on its own."""
+    cells = [list(r) for r in cells]
+    for i, w in widths.items():
+        if numeric[i] or prose[i] or w >= max(len(r[i]) for r in cells):
+            continue
+        texts = _distinct_cuts(shorten_names({_text(row[i]) for row in result.rows}, w), w)
+        for r, row in zip(cells, result.rows):
+            r[i] = texts[_text(row[i])]
+    return cells
+
+
+def _distinct_cuts(shown: dict[str, str], width: int) -> dict[str, str]:
+    """Names that the unique-name rule left longer than `width` (their middle cut is another name's too) cut
+    elsewhere: the head and tail lengths nearest the middle that no other name shows; a name no cut tells apart
+    stays whole (its cell wraps)."""
+    long = sorted(n for n, t in shown.items() if len(t) > width)
+    if not long:
+        return shown
+    mid = (width - 1) // 2
+    heads = sorted(range(1, width - 1), key=lambda h: (abs(h - mid), -h))
+    cuts = {h: Counter(_cut(n, width, h) for n in shown) for h in heads}  # a cut that two names share tells neither
+    taken = {t for t in shown.values() if len(t) <= width}
+    out = dict(shown)
+    for name in long:
+        text = next((t for h in heads if (t := _cut(name, width, h)) not in taken and cuts[h][t] == 1), None)
+        if text is not None:
+            out[name] = text
+            taken.add(text)
+    return out
+
+
+def _cut(name: str, width: int, head: int) -> str:
+    return name[:head] + "…" + name[len(name) - (width - 1 - head):] if len(name) > width else name
+
+
+def _row_lines(row, shown, widths, numeric, prose) -> list[str]:
+    """One row as one line, or several where a cell is wider than its column: sentences wrapped at words, a name
+    that no shorter text tells apart from another broken into pieces of the column's width."""
+    parts = [_cell_lines(row[i], widths[i], prose[i]) for i in shown]
+    height = max(len(p) for p in parts)
+    return [_line([p[k] if k < len(p) else "" for p in parts], [widths[i] for i in shown],
+                  [numeric[i] for i in shown]) for k in range(height)]
+
+
+def _cell_lines(text: str, width: int, prose: bool) -> list[str]:
+    if len(text) <= width:
+        return [text]
+    if prose:
+        return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+    return [text[k:k + width] for k in range(0, len(text), width)]
 
 
 def _line(cells, widths, right) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ..core.result import Result
 from .render import _json_value, pick_table, to_csv, to_markdown, to_table
 from .report import Report
+from .terminal import current_width
 
 
 @dataclass
@@ -97,7 +98,8 @@ def _markdown_section(s: ReportSection) -> str:
 
 
 def _wrap(text: str) -> str:
-    return textwrap.fill(text, _WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False) + "\n"
+    width = min(current_width() or _WIDTH, _WIDTH)
+    return textwrap.fill(text, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False) + "\n"
 
 
 def _json(report: TextReport) -> str:

@@ -1,7 +1,8 @@
 """The one writer: a `Report` in `--format table|csv|json|markdown|parquet`, to stdout or whole to the `-o` file
 (core/files.py), with `--table` choosing the one table that CSV and Parquet hold.
 
-- table / markdown: the report's layout; control characters in names are escaped (anyone's strings);
+- table / markdown: the report's layout; control characters in names are escaped (anyone's strings); a table
+  on a terminal (or under COLUMNS) fits its width, sentences wrapped at words (output/terminal.py);
 - csv / json: exact bytes; a streamed query result is written a batch at a time;
 - parquet: a file only. One table goes to FILE; a report of several tables writes FILE.<name>.parquet for each, or
   FILE alone with --table NAME (Parquet holds one table per file).
@@ -23,6 +24,7 @@ from ..core.result import Result
 from ..core.words import plural
 from .render import chunks, escape_controls, for_people, pick_table
 from .report import Report, TableReport
+from .terminal import laid_out, width_for, wrap_text
 
 FORMATS = ("table", "csv", "json", "markdown", "parquet")
 STREAMED = ("csv", "json")  # written a batch at a time where the result is streamed
@@ -55,7 +57,9 @@ def write(report: Report | Result, fmt: str = "table", output: Path | None = Non
     if isinstance(report, TableReport) and report.result.batches is not None and fmt in STREAMED:
         _stream(report, fmt, output, table, inputs)
         return
-    text = report.render(fmt, table)
+    width = width_for(fmt, output is not None)
+    with laid_out(width):
+        text = wrap_text(report.render(fmt, table), width)  # sentences a layout left long (verdicts, notes)
     rows = plural(len(report.result.rows), "row") if isinstance(report, TableReport) else ""
     deliver(text, fmt, output, rows, inputs)
 

@@ -38,7 +38,8 @@ def findings_result(report: DiagnoseReport) -> Result:
     rows = [(f.severity, f.rule, round(f.at_stake_ns / 1e6, 1), _windows(f.windows), ", ".join(f.ranges),
              f.summary, f.fix) for f in report.findings]
     return Result(["severity", "rule", "at_stake_ms", "windows", "ranges", "summary", "fix"], rows,
-                  headers=["Severity", "Rule", "At stake (ms)", "Worst windows (s)", "NVTX ranges", "Finding", "Fix"])
+                  headers=["Severity", "Rule", "At stake (ms)", "Worst windows (s)", "NVTX ranges", "Finding", "Fix"],
+                  key_columns=("summary", "fix", "severity", "at_stake_ms"))  # what a narrow terminal keeps
 
 
 def _findings_text(report: DiagnoseReport, fmt: str) -> str:

@@ -52,7 +52,11 @@ def _readable(result: Result, limit: int | None) -> Result:
             rows = [(*r[:i], format_p(r[i]), *r[i + 1:]) for r in rows]
     more = len(result.rows) - len(rows)
     notes = ([f"... {more} more rows (--limit 0 shows all)"] if more else []) + result.notes
-    return Result(result.columns, rows, notes, result.headers)
+    return Result(result.columns, rows, notes, result.headers, key_columns=_KEYS)
+
+
+# What a narrow terminal keeps longest (output/fit.py): what changed and by how much; each table has its own.
+_KEYS = ("name", "change_ns", "range", "change_pct", "category", "status", "base_total_ns", "new_total_ns")
 
 
 def format_p(p: float | None) -> str | None:

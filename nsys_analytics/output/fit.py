@@ -1,0 +1,68 @@
+"""Which columns of a table a width holds, and how wide each is: long names and sentences (the flexible columns)
+narrow first, down to a floor; then columns are left out by priority until the rest fits. No text here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NAME_FLOOR = 40  # a shortened kernel name narrower than this no longer tells kernels apart at a glance
+PROSE_FLOOR = 24  # a sentence wrapped narrower than this reads a few words a line
+GAP = 2  # spaces between columns
+MIN_WIDTH = 8  # below the floors (a very narrow terminal), no name or sentence column narrower than this
+# Statistics a reader looks at last: left out first, from the right.
+_STATS = re.compile(r"\b(?:min|max|std\s*dev|stddev|std|med|median|p\d\d)\b", re.IGNORECASE)
+_MEASURE = re.compile(r"\(|%|time|_ns\b|_ms\b|_pct\b", re.IGNORECASE)  # a unit: kept longer than ids and counts
+
+
+@dataclass
+class Plan:
+    shown: list[int]  # the columns kept, in table order
+    widths: dict[int, int]  # column -> its width
+    dropped: list[int]  # the columns left out, in table order
+
+
+def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: list[bool], keys: list[int],
+         width: int) -> Plan:
+    """Columns at their `natural` widths, fitted to `width`: flexible ones narrowed to their floor, then columns
+    left out in `drop_order` until the floors fit; the room left goes back to the flexible ones."""
+    floor = [min(n, max(PROSE_FLOOR if p else NAME_FLOOR, len(h))) if f else n
+             for h, n, f, p in zip(headers, natural, flexible, prose)]
+    shown = list(range(len(headers)))
+    order = drop_order(headers, natural, flexible, keys)
+    while _total(shown, floor) > width and order:
+        shown.remove(order.pop(0))
+    flex = [i for i in shown if flexible[i]]
+    if _total(shown, floor) > width and flex:  # narrower than the floors: the names and sentences share what is left
+        room = width - _total([i for i in shown if not flexible[i]], floor) - GAP * len(flex)
+        floor = [max(MIN_WIDTH, room // len(flex)) if i in flex else w for i, w in enumerate(floor)]
+    widths = {i: floor[i] for i in shown}
+    _grow(flex, widths, natural, width - _total(shown, floor))
+    return Plan(shown, widths, [i for i in range(len(headers)) if i not in shown])
+
+
+def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
+    """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then the other
+    columns not in `keys` (ids and counts before measures with a unit: `Total Time (ns)`), each from the right;
+    then `keys` from the least important, all but the first two. `keys`: a report's key columns, most important first; by default the widest text one (the name), the first
+    column and `rank`."""
+    if not keys:
+        names = sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])
+        ranks = [i for i, h in enumerate(headers) if h.lower() == "rank"]  # tables over ranks: whose row it is
+        keys = list(dict.fromkeys([*names[:1], 0, *ranks]))
+    rest = [i for i in reversed(range(len(headers))) if i not in keys]
+    stats = [i for i in rest if _STATS.search(headers[i])]
+    measures = [i for i in rest if i not in stats and _MEASURE.search(headers[i])]
+    return stats + [i for i in rest if i not in stats and i not in measures] + measures + keys[:1:-1]
+
+
+def _total(shown: list[int], widths) -> int:
+    return sum(widths[i] for i in shown) + GAP * (len(shown) - 1)
+
+
+def _grow(flex: list[int], widths: dict[int, int], natural: list[int], room: int) -> None:
+    """Share `room` among the flexible columns, the narrowest need first, none past its natural width."""
+    for k, i in enumerate(sorted(flex, key=lambda i: natural[i] - widths[i])):
+        add = max(0, min(natural[i] - widths[i], room // (len(flex) - k)))
+        widths[i] += add
+        room -= add

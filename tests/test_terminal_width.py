@@ -1,0 +1,130 @@
+"""Every table-producing command (test_every_format's invocations, on one profile and on two ranks) laid out at
+COLUMNS=80, 120 and unlimited (piped: no COLUMNS; or --wide):
+
+- no line is wider than COLUMNS, except one that holds a single word longer than the width (a kernel name quoted
+  in a sentence: words are never broken or cut);
+- unlimited is the whole table: --wide at COLUMNS=80 equals the piped output, and it names every column of the
+  CSV (read independently of the text layout);
+- no sentence is cut: every sentence of the JSON document (a finding, a fix, a note) is in the text word for
+  word, in order (wrapped, never shortened with "…" as `the NVTX ranges list…ran then` was); a "…" is left only
+  inside shortened names;
+- CSV and JSON are the same bytes whatever COLUMNS says.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from nsys_analytics.cli.main import cli
+
+from .test_every_format import MANY, ONE, _table_part, catalog  # noqa: F401 (a fixture)
+
+WIDTHS = (80, 120)
+CASES = {**{n: a for n, a in ONE.items() if a is not None}, **{f"{n} (2 ranks)": [*a, "--jobs", "1"]
+                                                             for n, a in MANY.items()},
+         "schema (every view)": []}  # the listing of view descriptions
+_SENTENCE = re.compile(r"^[A-Za-z][^<>]* \w+ \w+ \w+ \w+ .*[.)]$")  # prose: 6+ words, a full stop
+
+
+def invoke(args: list, columns: int | None, *extra) -> str:
+    result = CliRunner().invoke(cli, [*map(str, args), *extra], env={"COLUMNS": str(columns) if columns else None})
+    assert result.exit_code == 0, (args, columns, result.output)
+    return result.stdout
+
+
+def arguments(name: str, catalog) -> list:  # noqa: F811
+    command = name.split(" (")[0].split()
+    return [*command, *(str(a).replace("{db}", str(catalog)) for a in CASES[name])]
+
+
+@pytest.fixture(scope="module")
+def outputs(catalog):  # noqa: F811
+    """{case: {width or None: text}}, each run once for the module."""
+    return {name: {w: invoke(arguments(name, catalog), w) for w in (*WIDTHS, None)} for name in CASES}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_line_wider_than_the_terminal(name, width, outputs):
+    for line in outputs[name][width].splitlines():
+        if len(line) > width:
+            assert len(line.split()) == 1, f"{name} at {width}: {len(line)} characters:\n{line}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_unlimited_is_the_whole_table(name, catalog):  # noqa: F811
+    args = arguments(name, catalog)
+    piped = invoke(args, None)  # again: the cache commands show a cache that other runs change
+    assert invoke(args, 80, "--wide") == piped
+    assert "Not shown at this width" not in piped
+    csv_text = _table_part(invoke(args, None, "--format", "csv"))
+    header = next(csv.reader(io.StringIO(csv_text)))
+    if len(header) > 1 and "(no rows)" not in piped and not name.startswith(("info", "runs show", "cache info")):
+        # (key/value layouts show no header; over ranks a `rank` column is added to the CSV only)
+        lines = piped.splitlines()
+        assert any(all(h in line for h in header if h.lower() != "rank") for line in lines), (name, header)
+
+
+@pytest.mark.parametrize("width", (*WIDTHS, None))
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_sentence_is_cut(name, width, outputs, catalog):  # noqa: F811
+    tokens = outputs[name][width].split()
+    for sentence in _sentences(json.loads(invoke(arguments(name, catalog), None, "--format", "json"))):
+        assert _found(sentence.split(), tokens), f"{name} at {width}: {sentence!r} is not whole in the output"
+
+
+def _found(words: list[str], tokens: list[str]) -> bool:
+    """`words` in order among `tokens`, close together: a sentence wrapped in a table column has other columns'
+    cells between its words, never a word missing or cut (`list…ran`)."""
+    span = 4 * len(words) + 40
+    for start in (i for i, t in enumerate(tokens) if t == words[0]):
+        at = start
+        for word in words[1:]:
+            at = next((j for j in range(at + 1, min(start + span, len(tokens))) if tokens[j] == word), None)
+            if at is None:
+                break
+        else:
+            return True
+    return False
+
+
+def _sentences(doc) -> list[str]:
+    if isinstance(doc, str):
+        return [doc] if _SENTENCE.match(doc) else []
+    values = doc.values() if isinstance(doc, dict) else doc if isinstance(doc, list) else []
+    return [s for v in values for s in _sentences(v)]
+
+
+@pytest.mark.parametrize("fmt", ("csv", "json"))
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_machine_formats_ignore_the_width(name, fmt, catalog):  # noqa: F811
+    args = arguments(name, catalog)
+    assert invoke(args, 80, "--format", fmt) == invoke(args, None, "--format", fmt)
+
+
+def test_statistics_go_first_and_are_named():
+    """A hand-made table at 60 columns: Name (50 characters) and Total (13: "1,000,000,000") do not fit whole
+    (50 + 2 + 13 = 65 > 60), so the name narrows to 60 - 2 - 13 = 45 (above its floor of 40); Min and Max are left
+    out and named in the note."""
+    from nsys_analytics.core.result import Result
+    from nsys_analytics.output.render import to_table
+    from nsys_analytics.output.terminal import laid_out
+
+    names = ["kernel_" + "a" * 43, "kernel_" + "b" * 43]
+    result = Result(["name", "total_ns", "min_ns", "max_ns"], [(names[0], 10**9, 1, 2), (names[1], 5, 3, 4)],
+                    headers=["Name", "Total (ns)", "Min (ns)", "Max (ns)"])
+    with laid_out(60):
+        text = to_table(result)
+    lines = text.splitlines()
+    assert lines[0].split() == ["Name", "Total", "(ns)"]
+    assert len(lines[2]) == 60 and lines[2].endswith("1,000,000,000")
+    assert "Not shown at this width: Min (ns), Max (ns)" in text
+    assert lines[1] == "-" * 45 + "  " + "-" * 13
+    assert lines[2][:45] != lines[3][:45]  # two names, two texts
+    assert to_table(result).splitlines()[0].split()[-2:] == ["Max", "(ns)"]  # no width: the whole table
