@@ -1,0 +1,54 @@
+-- name: modules_kernels
+-- kind: query
+-- params: $not_modules, $steady_after_ns, $steady_range, $steady_warmup
+-- needs: _range_ops, kernel_ranges, steady_ops, strings
+-- modules_kernels: the GPU time of the kernels of the window (the steady state's steps, or every kernel where
+-- $steady_range is NULL), grouped by the innermost module range and the innermost PyTorch op range (emit_nvtx's
+-- `..., seq = N, ...`) that launched them, on the launching thread (the `thread` attribution). A module range is
+-- named by a module path (`blocks.2.mlp`, or `bwd:blocks.2.mlp` on autograd's thread): dotted identifiers that
+-- are not a step range ($steady_range) nor one of $not_modules (the phase names). Innermost = the enclosing range
+-- that started last. Kernels in neither kind of range are one row with both NULL (they count in the step).
+--   $not_modules     names that are phases, not modules ('forward', 'backward', ...)
+--   $steady_range, $steady_warmup, $steady_after_ns   the steady state (steady_ops)
+WITH window_kernels AS (
+    SELECT o.op_id, o.duration_ns, (o.global_pid >> 24) & 16777215 AS pid, o.name_id
+    FROM _range_ops AS o
+    WHERE o.kind = 'kernel'
+      AND ($steady_range IS NULL OR o.op_id IN (
+          SELECT s.op_id FROM steady_ops($steady_range, $steady_warmup, $steady_after_ns) AS s
+          WHERE s.kind = 'kernel'))
+),
+held AS (  -- each range that holds a kernel, by launch on the range's thread
+    SELECT kr.kernel_id, ltrim(kr.range, ':') AS name, kr.range_start_ns, kr.range_tid
+    FROM kernel_ranges AS kr
+    WHERE kr.attribution = 'thread' AND kr.kind = 'kernel'
+),
+tagged AS (
+    SELECT *,
+        regexp_full_match(regexp_replace(name, '^bwd:', ''), '[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*')
+            AND NOT list_contains($not_modules, regexp_replace(name, '^bwd:', ''))
+            AND NOT coalesce(regexp_replace(name, '^bwd:', '') GLOB $steady_range, false) AS is_module,
+        name LIKE '%, seq = %' AS is_op
+    FROM held
+),
+innermost AS (
+    SELECT kernel_id,
+        arg_max(name, range_start_ns) FILTER (WHERE is_module) AS module,
+        arg_max(name, range_start_ns) FILTER (WHERE is_op) AS op,
+        arg_max(range_tid, range_start_ns) FILTER (WHERE is_op) AS op_tid
+    FROM tagged
+    WHERE is_module OR is_op
+    GROUP BY kernel_id
+)
+SELECT
+    k.pid AS pid,                              -- process that launched the kernels
+    i.module AS module,                        -- innermost module range ('bwd:<path>' for backward); NULL: none
+    i.op AS op,                                -- innermost op range (its full emit_nvtx text); NULL: none
+    i.op_tid AS op_tid,                        -- thread of that op range
+    n.value AS kernel,                         -- kernel name (demangled)
+    sum(k.duration_ns) AS total_ns,            -- summed GPU duration (ns)
+    count(*) AS kernels                        -- kernel count
+FROM window_kernels AS k
+LEFT JOIN innermost AS i ON i.kernel_id = k.op_id
+LEFT JOIN strings AS n ON n.id = k.name_id
+GROUP BY ALL
