@@ -91,6 +91,14 @@ def test_depth_folds_the_tree_and_parents_hold_their_children():
         assert ours["blocks"][f"{direction}_ms"] == pytest.approx(truth, rel=0.10)
 
 
+@pytest.mark.parametrize("fixture", list(SOURCES))
+def test_the_whole_capture_has_the_same_modules_and_no_step_among_them(fixture):
+    """--window all keeps every kernel (warm-up included), yet step ranges are never modules."""
+    steady, whole = modules_json(fixture), modules_json(fixture, "--window", "all")
+    assert {r["module"] for r in whole["modules"]} == {r["module"] for r in steady["modules"]}
+    assert whole["step_ms"] > 6 * steady["step_ms"]  # 5 steady steps and 2 warm-up steps
+
+
 def test_without_module_ranges_the_table_is_by_forward_op():
     """emit_nvtx without module ranges: by forward op. Every linear layer of the model is one aten::mm, so its row
     holds the truth of all the linear modules (qkv, proj, fc1, fc2 of each block, and head), both directions."""

@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..nvtx.steady import Steady
-
 if TYPE_CHECKING:
+    from ..nvtx.steady import Steady
     from ...data.profile import Profile
 
 # Range names that are steps or phases of a training loop, never modules (the step ranges are the steady state's).
@@ -37,13 +36,13 @@ class ForwardOp:
     module: str | None
 
 
-def kernel_groups(profile: Profile, steady: Steady) -> list[KernelGroup]:
-    params = {"not_modules": PHASES, **steady.ops_params()}
+def kernel_groups(profile: Profile, steady: Steady, step_glob: str) -> list[KernelGroup]:
+    params = {"not_modules": PHASES, "step_glob": step_glob, **steady.ops_params()}
     return [KernelGroup(*row) for row in profile.run_file("modules", "modules_kernels", params).rows]
 
 
-def forward_ops(profile: Profile, steady: Steady) -> dict[tuple[int, int], ForwardOp]:
+def forward_ops(profile: Profile, step_glob: str) -> dict[tuple[int, int], ForwardOp]:
     """{(pid, seq): its forward op}."""
-    params = {"not_modules": PHASES, "steady_range": steady.step_range}
+    params = {"not_modules": PHASES, "step_glob": step_glob}
     rows = profile.run_file("modules", "modules_forward_ops", params).rows
     return {(pid, seq): ForwardOp(tid, op, module) for pid, seq, tid, op, module in rows}

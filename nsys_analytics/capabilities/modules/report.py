@@ -95,17 +95,25 @@ def _top(att: Attributed, fold, steps: int, top: int) -> Result:
 
 
 def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool) -> list[str]:
-    notes = [f"Source: {_SOURCES[att.source]}.", f"Window: {window}; ms per step over {steps} step(s); "
-             f"a step's GPU time (every kernel): {step_ns / 1e6:.3f} ms, of which "
-             f"{att.unattributed_ns / steps / 1e6:.3f} ms in no module (e.g. the optimizer).",
-             "GPU time = the kernels launched inside the range (on its thread), each counted once in its innermost "
-             "module and rolled up to its parents."]
+    per = f"ms per step over {steps} step(s)" if steps > 1 else "ms over the whole window"
+    where = "no op" if att.source == EMIT_NVTX_OPS else "no module"
+    notes = [f"Source: {_SOURCES[att.source]}.", f"Window: {window}; {per}; "
+             f"the GPU time of every kernel: {step_ns / 1e6:.3f} ms, of which "
+             f"{att.unattributed_ns / steps / 1e6:.3f} ms in {where} (e.g. the optimizer).", _COUNTED[att.source]]
     if flops:
         notes.append("TFLOP/s: FLOPs (2*M*N*K) of aten::mm/addmm/matmul/bmm/linear from their recorded shapes over "
                      "the module's GPU time (all its kernels); backward FLOPs are taken as 2x the forward op's.")
     return notes
 
 
+_COUNTED = {
+    "module ranges": "GPU time = the kernels launched inside the range (on its thread), each counted once in its "
+                     "innermost module and rolled up to its parents.",
+    "emit_nvtx": "GPU time = the kernels launched inside the range (on its thread), each counted once in its "
+                 "innermost module and rolled up to its parents; backward kernels by their op's seq.",
+    "emit_nvtx ops": "GPU time = the kernels launched inside the op's range (on its thread), each counted once in "
+                     "its innermost op; backward kernels by their op's seq.",
+}
 _SOURCES = {
     "module ranges": "module ranges (nsys_analytics.torch.instrument(model, layers=True)): forward ranges by module "
                      "path, backward ranges 'bwd:<path>' on autograd's thread",

@@ -23,10 +23,10 @@ def modules_report(profile: Profile, depth: int | None = None, top: int = DEFAUL
     if not profile.has_table("NVTX_EVENTS"):
         raise MissingDataError(NEITHER)
     steady = steady_state(profile, window, step_range, warmup_range)
-    groups = kernel_groups(profile, steady)
+    groups = kernel_groups(profile, steady, step_range)
     source = pick_source(groups)
     if source is None:
         raise MissingDataError(NEITHER)
-    forward = {} if source == MODULE_RANGES else forward_ops(profile, steady)
+    forward = {} if source == MODULE_RANGES else forward_ops(profile, step_range)
     attributed = attribute(groups, source, forward)
     return build(attributed, forward, max(steady.instances, 1), depth, top, steady.text)
