@@ -82,6 +82,15 @@ def test_the_two_sources_agree(both):
         assert both["emit_nvtx"][module][column] == pytest.approx(both["instrument"][module][column], rel=0.10), key
 
 
+@pytest.mark.parametrize("block", range(ARGS["layers"]))
+def test_emit_nvtx_keeps_the_engines_work_after_a_node_in_its_module(both, block):
+    """Autograd's engine sums a gradient to its input's shape and accumulates it for the next node after the node's
+    own range closes (inside `evaluate_function: X`): that work is the node's. With it, each block's backward is
+    within 2 % of the truth (without it, 3.5 % short)."""
+    truth = TRUTH["module_ms"][f"blocks.{block}|backward"]
+    assert both["emit_nvtx"][f"blocks.{block}"]["backward_ms"] == pytest.approx(truth, rel=0.02)
+
+
 def test_depth_folds_the_tree_and_parents_hold_their_children():
     """--depth 1: the top-level modules only; `blocks` holds the four blocks (the truth's blocks.i summed)."""
     ours = _by_module(modules_json("instrument", "--depth", "1"))
