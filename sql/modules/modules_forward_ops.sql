@@ -36,3 +36,4 @@ FROM forward AS f
 LEFT JOIN modules AS m
   ON m.pid = f.pid AND m.tid = f.tid AND m.start_ns <= f.start_ns AND f.start_ns < m.end_ns
 GROUP BY f.pid, f.seq, f.tid, f.name
+ORDER BY f.pid, f.seq

@@ -68,3 +68,4 @@ LEFT JOIN innermost AS i ON i.kernel_id = k.op_id
 LEFT JOIN nodes AS n ON i.op IS NULL AND n.engine_id = i.engine_id
 LEFT JOIN strings AS n ON n.id = k.name_id
 GROUP BY ALL
+ORDER BY pid, module NULLS FIRST, op NULLS FIRST, op_tid NULLS FIRST, kernel

@@ -40,10 +40,11 @@ def build(att: Attributed, forward: dict[tuple[int, int], ForwardOp], steps: int
             count[name, direction] += att.kernels[key, direction]
             flops[name, direction] += _flops(att.flop_ops[key, direction], forward, direction)
     step_ns = att.total_ns / steps
-    names = sorted({name for name, _ in ns}, key=_natural if tree else (lambda n: -ns[n, "forward"] - ns[n, "backward"]))
+    by_time = lambda n: -ns[n, "forward"] - ns[n, "backward"]  # noqa: E731 (ops: heaviest first)
+    names = sorted({name for name, _ in ns}, key=_natural if tree else by_time)
     rows = [_row(name, ns, count, flops, steps, step_ns) for name in names]
     notes = _notes(att, steps, step_ns, window, any(flops.values()))
-    modules = Result(MODULE_COLUMNS, rows, notes)
+    modules = Result(MODULE_COLUMNS, rows, notes, exact=True)
     return ModulesReport(att.source, window, steps, step_ns / 1e6, modules, _top(att, fold, steps, top))
 
 
@@ -52,7 +53,7 @@ def _row(name, ns, count, flops, steps, step_ns) -> tuple:
     return (name, round(fwd / 1e6, 3), round(bwd / 1e6, 3), round(bwd / fwd, 2) if fwd else None,
             round((count[name, "forward"] + count[name, "backward"]) / steps, 1),
             round(100 * (fwd + bwd) / step_ns, 1) if step_ns else None,
-            _tflops(flops[name, "forward"], ns[name, "forward"]), _tflops(flops[name, "backward"], ns[name, "backward"]))
+            *(_tflops(flops[name, d], ns[name, d]) for d in DIRECTIONS))
 
 
 def _tflops(flop: int, ns: int) -> float | None:
@@ -87,11 +88,12 @@ def _top(att: Attributed, fold, steps: int, top: int) -> Result:
     for (name, direction, kernel), value in per.items():
         ranked[name, direction].append((value, kernel))
     rows = []
-    for (name, direction), items in sorted(ranked.items(), key=lambda kv: (_natural(kv[0][0]), kv[0][1] != "forward")):
+    for (name, direction), items in sorted(ranked.items(), key=lambda kv: (_natural(kv[0][0]), DIRECTIONS.index(kv[0][1]))):
         rows += [(name, direction, kernel, round(value / steps / 1e6, 3))
                  for value, kernel in sorted(items, reverse=True)[:top]]
-    return Result(KERNEL_COLUMNS, rows, ["ms: GPU time per step of the kernel in the module's own ranges (not its "
-                                         "children's), the heaviest per module and direction"])
+    note = ("ms: GPU time per step of the kernel in the module's own ranges (not its children's), the heaviest "
+            "per module and direction")
+    return Result(KERNEL_COLUMNS, rows, [note], exact=True)
 
 
 def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool) -> list[str]:
@@ -101,8 +103,9 @@ def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool
              f"the GPU time of every kernel: {step_ns / 1e6:.3f} ms, of which "
              f"{att.unattributed_ns / steps / 1e6:.3f} ms in {where} (e.g. the optimizer).", _COUNTED[att.source]]
     if flops:
-        notes.append("TFLOP/s: FLOPs (2*M*N*K) of aten::mm/addmm/matmul/bmm/linear from their recorded shapes over "
-                     "the module's GPU time (all its kernels); backward FLOPs are taken as 2x the forward op's.")
+        notes.append("TFLOP/s: FLOPs (2*M*N*K) of aten::mm/addmm/matmul/bmm/linear from their recorded shapes "
+                     "over the module's GPU time (all its kernels); backward FLOPs are taken as 2x the forward "
+                     "op's.")
     return notes
 
 
@@ -115,8 +118,8 @@ _COUNTED = {
                      "its innermost op; backward kernels by their op's seq.",
 }
 _SOURCES = {
-    "module ranges": "module ranges (nsys_analytics.torch.instrument(model, layers=True)): forward ranges by module "
-                     "path, backward ranges 'bwd:<path>' on autograd's thread",
+    "module ranges": "module ranges (nsys_analytics.torch.instrument(model, layers=True)): forward ranges by "
+                     "module path, backward ranges 'bwd:<path>' on autograd's thread",
     "emit_nvtx": "emit_nvtx op ranges: backward kernels mapped to the forward op with the same seq, and to the "
                  "module range around it",
     "emit_nvtx ops": "emit_nvtx op ranges without module ranges: by forward op (backward by seq)",
