@@ -1,7 +1,7 @@
 -- name: modules_kernels
 -- kind: query
 -- params: $not_modules, $steady_after_ns, $steady_range, $steady_warmup, $step_glob
--- needs: _nvtx_ranges, _range_ops, kernel_ranges, steady_ops, strings
+-- needs: _nvtx_ranges, _range_ops, nvtx_attributed_ops, steady_ops, strings
 -- modules_kernels: the GPU time of the kernels of the window (the steady state's steps, or every kernel where
 -- $steady_range is NULL), grouped by the innermost module range and the innermost PyTorch op range (emit_nvtx's
 -- `..., seq = N, ...`) that launched them, on the launching thread (the `thread` attribution). A module range is
@@ -23,9 +23,11 @@ WITH window_kernels AS (
           WHERE s.kind = 'kernel'))
 ),
 held AS (  -- each range that holds a kernel, by launch on the range's thread
-    SELECT kr.kernel_id, kr.range_id, ltrim(kr.range, ':') AS name, kr.range_start_ns, kr.range_tid
-    FROM kernel_ranges AS kr
-    WHERE kr.attribution = 'thread' AND kr.kind = 'kernel'
+    SELECT a.op_id AS kernel_id, a.range_id, a.range_start_ns, r.tid AS range_tid,
+        CASE WHEN r.domain IS NULL THEN r.text ELSE r.name END AS name
+    FROM nvtx_attributed_ops('thread', false) AS a
+    JOIN _nvtx_ranges AS r ON r.range_id = a.range_id
+    WHERE a.kind = 'kernel' AND a.range_id IS NOT NULL
 ),
 tagged AS (
     SELECT *,
