@@ -148,7 +148,8 @@ def test_flops_of_one_op(text, flop):
     assert op_flops(text) == flop
 
 
-@pytest.mark.parametrize("profile", [PROFILES / "no_nvtx.sqlite", MODULES / "modules_steps.sqlite.xz"])
+@pytest.mark.parametrize("profile", [PROFILES / "no_nvtx.sqlite", MODULES / "modules_steps.sqlite.xz",
+                                     PROFILES / "gpt_train.sqlite"])  # a user's ranges, no module's
 def test_a_profile_with_neither_source_says_what_to_add(profile):
     path = unpacked(profile) if profile.suffix == ".xz" else profile
     result = run("modules", path)

@@ -46,13 +46,14 @@ class Attributed:
 
 
 def pick_source(groups: list[KernelGroup]) -> str | None:
-    """The best source the kernels' ranges allow, or None."""
+    """The best source the kernels' ranges allow, or None. instrument's ranges are known by their `bwd:` ranges:
+    plain ranges of one word (`final_matmul`) alone are a user's, not a model's modules."""
     modules = [g.module for g in groups if g.module]
     if any(m.startswith(BWD) for m in modules):
         return MODULE_RANGES
     if any(g.op for g in groups):
         return EMIT_NVTX if modules else EMIT_NVTX_OPS
-    return MODULE_RANGES if modules else None
+    return None
 
 
 def attribute(groups: list[KernelGroup], source: str, forward: dict[tuple[int, int], ForwardOp]) -> Attributed:
