@@ -157,3 +157,10 @@ def test_a_profile_with_neither_source_says_what_to_add(profile):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.output
     assert "instrument(model, layers=True)" in lines[0] and "emit_nvtx(record_shapes=True)" in lines[0]
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "csv"])
+def test_a_table_that_does_not_exist_is_a_usage_error(fmt):
+    result = run("modules", unpacked(MODULES / "modules_instrument.sqlite.xz"), "--table", "bogus", "--format", fmt)
+    assert result.exit_code == 2
+    assert "modules, kernels" in result.output and "Traceback" not in result.output

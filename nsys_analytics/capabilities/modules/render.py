@@ -26,8 +26,9 @@ class ModulesOutput(Report):
                 "notes": r.modules.notes, "modules": records(r.modules), "kernels": records(r.kernels)}
 
     def layout(self, fmt: str, table: str | None = None) -> str:
-        from ...output.render import render
+        from ...output.render import pick_table, render
 
-        chosen = [table] if table else list(self.tables())
+        tables = self.tables()
+        chosen = {table: pick_table(tables, table, self.default_table())} if table else tables
         head = "### {}\n\n" if fmt == "markdown" else "{}\n\n"
-        return "\n".join(head.format(TITLES.get(name, name)) + render(self.tables()[name], fmt) for name in chosen)
+        return "\n".join(head.format(TITLES[name]) + render(t, fmt) for name, t in chosen.items())
