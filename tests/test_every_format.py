@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 
-from .conftest import FIXTURES, PROFILES
+from .conftest import FIXTURES, PROFILES, unpacked
 from .test_collect_profile import fake, program  # noqa: F401 (a fixture)
 from .test_parquet_formats import commands_with_format
 
@@ -45,6 +45,7 @@ ONE = {
     "nvtx-gpu": [TRAIN],
     "classify": [TRAIN, "--limit", "5"],
     "breakdown": [TRAIN],
+    "modules": [unpacked(FIXTURES / "modules" / "modules_instrument.sqlite.xz")],
     "attention": [FORWARD, *SHAPE],
     "report": ["--forward", FORWARD, "--train", TRAIN],
     "diagnose": [TRAIN],

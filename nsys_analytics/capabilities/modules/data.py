@@ -1,0 +1,48 @@
+"""The rows `modules` reads: the window's kernels by innermost module and op range, and emit_nvtx's forward ops by
+sequence number (sql/modules/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..nvtx.steady import Steady
+    from ...data.profile import Profile
+
+# Range names that are steps or phases of a training loop, never modules (the step ranges are the steady state's).
+PHASES = ["warmup", "forward", "backward", "optimizer_step", "optimizer", "loss", "step"]
+
+
+@dataclass(frozen=True)
+class KernelGroup:
+    """Kernels of one name that share their innermost module range and op range."""
+
+    pid: int
+    module: str | None  # 'blocks.2.mlp', or 'bwd:blocks.2.mlp'
+    op: str | None      # emit_nvtx's full text: 'aten::mm, seq = 77, op_id = 201, sizes = [[..]]'
+    op_tid: int | None
+    kernel: str
+    total_ns: int
+    kernels: int
+
+
+@dataclass(frozen=True)
+class ForwardOp:
+    """The forward op that a sequence number names, and the module range around it."""
+
+    tid: int
+    op: str
+    module: str | None
+
+
+def kernel_groups(profile: Profile, steady: Steady, step_glob: str) -> list[KernelGroup]:
+    params = {"not_modules": PHASES, "step_glob": step_glob, **steady.ops_params()}
+    return [KernelGroup(*row) for row in profile.run_file("modules", "modules_kernels", params).rows]
+
+
+def forward_ops(profile: Profile, step_glob: str) -> dict[tuple[int, int], ForwardOp]:
+    """{(pid, seq): its forward op}."""
+    params = {"not_modules": PHASES, "step_glob": step_glob}
+    rows = profile.run_file("modules", "modules_forward_ops", params).rows
+    return {(pid, seq): ForwardOp(tid, op, module) for pid, seq, tid, op, module in rows}

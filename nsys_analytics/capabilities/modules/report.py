@@ -1,0 +1,126 @@
+"""The `modules` tables from exclusive times (attribute.py): each module's time rolled up to its parents by path
+prefix (a parent = its own kernels + its children's, each kernel once), per steady step, folded to `--depth`."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .attribute import EMIT_NVTX_OPS, Attributed
+from .data import ForwardOp
+from .flops import op_flops
+from ...core.result import Result
+
+DIRECTIONS = ("forward", "backward")
+DEFAULT_TOP = 3
+MODULE_COLUMNS = ["module", "forward_ms", "backward_ms", "bwd_fwd_ratio", "kernels", "step_pct",
+                  "forward_tflops", "backward_tflops"]
+KERNEL_COLUMNS = ["module", "direction", "kernel", "ms"]
+
+
+@dataclass(frozen=True)
+class ModulesReport:
+    source: str
+    window: str
+    steps: int
+    step_ms: float
+    modules: Result
+    kernels: Result
+
+
+def build(att: Attributed, forward: dict[tuple[int, int], ForwardOp], steps: int, depth: int | None,
+          top: int, window: str) -> ModulesReport:
+    tree = att.source != EMIT_NVTX_OPS
+    fold = (lambda key: _fold(key, depth)) if tree else (lambda key: key)
+    ns, count, flops = defaultdict(int), defaultdict(int), defaultdict(int)
+    for (key, direction), value in att.ns.items():
+        for name in (_ancestors(key, depth) if tree else [key]):
+            ns[name, direction] += value
+            count[name, direction] += att.kernels[key, direction]
+            flops[name, direction] += _flops(att.flop_ops[key, direction], forward, direction)
+    step_ns = att.total_ns / steps
+    by_time = lambda n: -ns[n, "forward"] - ns[n, "backward"]  # noqa: E731 (ops: heaviest first)
+    names = sorted({name for name, _ in ns}, key=_natural if tree else by_time)
+    rows = [_row(name, ns, count, flops, steps, step_ns) for name in names]
+    notes = _notes(att, steps, step_ns, window, any(flops.values()))
+    modules = Result(MODULE_COLUMNS, rows, notes, exact=True)
+    return ModulesReport(att.source, window, steps, step_ns / 1e6, modules, _top(att, fold, steps, top))
+
+
+def _row(name, ns, count, flops, steps, step_ns) -> tuple:
+    fwd, bwd = ns[name, "forward"] / steps, ns[name, "backward"] / steps
+    return (name, round(fwd / 1e6, 3), round(bwd / 1e6, 3), round(bwd / fwd, 2) if fwd else None,
+            round((count[name, "forward"] + count[name, "backward"]) / steps, 1),
+            round(100 * (fwd + bwd) / step_ns, 1) if step_ns else None,
+            *(_tflops(flops[name, d], ns[name, d]) for d in DIRECTIONS))
+
+
+def _tflops(flop: int, ns: int) -> float | None:
+    return round(flop / ns / 1e3, 1) if flop and ns else None  # FLOP per ns = GFLOP/s; / 1e3: TFLOP/s
+
+
+def _flops(seqs: set, forward: dict[tuple[int, int], ForwardOp], direction: str) -> int:
+    """The ops' forward FLOPs; a matrix product's backward is two products of the same size (2x)."""
+    total = sum(op_flops(forward[seq].op) or 0 for seq in seqs)
+    return 2 * total if direction == "backward" else total
+
+
+def _ancestors(path: str, depth: int | None) -> list[str]:
+    """'blocks.2.mlp' -> ['blocks', 'blocks.2', 'blocks.2.mlp'], those no deeper than `depth`."""
+    parts = path.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if depth is None or i <= depth]
+
+
+def _fold(path: str, depth: int | None) -> str:
+    return _ancestors(path, depth)[-1]
+
+
+def _natural(path: str) -> list:
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"\.", path)]
+
+
+def _top(att: Attributed, fold, steps: int, top: int) -> Result:
+    per = defaultdict(int)
+    for (key, direction, kernel), value in att.by_kernel.items():
+        per[fold(key), direction, kernel] += value
+    ranked = defaultdict(list)
+    for (name, direction, kernel), value in per.items():
+        ranked[name, direction].append((value, kernel))
+    rows = []
+    for (name, direction), items in sorted(ranked.items(), key=lambda kv: (_natural(kv[0][0]), DIRECTIONS.index(kv[0][1]))):
+        rows += [(name, direction, kernel, round(value / steps / 1e6, 3))
+                 for value, kernel in sorted(items, reverse=True)[:top]]
+    note = ("ms: GPU time per step of the kernel in the module's own ranges (not its children's), the heaviest "
+            "per module and direction")
+    return Result(KERNEL_COLUMNS, rows, [note], exact=True)
+
+
+def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool) -> list[str]:
+    per = f"ms per step over {steps} step(s)" if steps > 1 else "ms over the whole window"
+    where = "no op" if att.source == EMIT_NVTX_OPS else "no module"
+    notes = [f"Source: {_SOURCES[att.source]}.", f"Window: {window}; {per}; "
+             f"the GPU time of every kernel: {step_ns / 1e6:.3f} ms, of which "
+             f"{att.unattributed_ns / steps / 1e6:.3f} ms in {where} (e.g. the optimizer).", _COUNTED[att.source]]
+    if flops:
+        notes.append("TFLOP/s: FLOPs (2*M*N*K) of aten::mm/addmm/matmul/bmm/linear from their recorded shapes "
+                     "over the module's GPU time (all its kernels); backward FLOPs are taken as 2x the forward "
+                     "op's.")
+    return notes
+
+
+_COUNTED = {
+    "module ranges": "GPU time = the kernels launched inside the range (on its thread), each counted once in its "
+                     "innermost module and rolled up to its parents.",
+    "emit_nvtx": "GPU time = the kernels launched inside the range (on its thread), each counted once in its "
+                 "innermost module and rolled up to its parents; backward kernels by their op's seq.",
+    "emit_nvtx ops": "GPU time = the kernels launched inside the op's range (on its thread), each counted once in "
+                     "its innermost op; backward kernels by their op's seq.",
+}
+_SOURCES = {
+    "module ranges": "module ranges (nsys_analytics.torch.instrument(model, layers=True)): forward ranges by "
+                     "module path, backward ranges 'bwd:<path>' on autograd's thread",
+    "emit_nvtx": "emit_nvtx op ranges: backward kernels mapped to the forward op with the same seq, and to the "
+                 "module range around it",
+    "emit_nvtx ops": "emit_nvtx op ranges without module ranges: by forward op (backward by seq)",
+}

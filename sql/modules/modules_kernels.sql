@@ -1,0 +1,73 @@
+-- name: modules_kernels
+-- kind: query
+-- params: $not_modules, $steady_after_ns, $steady_range, $steady_warmup, $step_glob
+-- needs: _nvtx_ranges, _range_ops, nvtx_attributed_ops, steady_ops, strings
+-- modules_kernels: the GPU time of the kernels of the window (the steady state's steps, or every kernel where
+-- $steady_range is NULL), grouped by the innermost module range and the innermost PyTorch op range (emit_nvtx's
+-- `..., seq = N, ...`) that launched them, on the launching thread (the `thread` attribution). A module range is
+-- named by a module path (`blocks.2.mlp`, or `bwd:blocks.2.mlp` on autograd's thread): dotted identifiers that
+-- are not a step range ($step_glob) nor one of $not_modules (the phase names). Innermost = the enclosing range
+-- that started last. A kernel in no op range but inside autograd's `autograd::engine::evaluate_function: X` (the
+-- engine's own work after node X: summing a gradient to its input's shape, accumulating it into the next node's
+-- input) takes the op range of node X (`X, seq = N`, the first op range inside it). Kernels in neither kind of
+-- range are one row with both NULL (they count in the step).
+--   $not_modules     names that are phases, not modules ('forward', 'backward', ...)
+--   $step_glob       the step ranges ('step_*'), never modules, whatever the window
+--   $steady_range, $steady_warmup, $steady_after_ns   the steady state (steady_ops)
+WITH window_kernels AS (
+    SELECT o.op_id, o.duration_ns, (o.global_pid >> 24) & 16777215 AS pid, o.name_id
+    FROM _range_ops AS o
+    WHERE o.kind = 'kernel'
+      AND ($steady_range IS NULL OR o.op_id IN (
+          SELECT s.op_id FROM steady_ops($steady_range, $steady_warmup, $steady_after_ns) AS s
+          WHERE s.kind = 'kernel'))
+),
+held AS (  -- each range that holds a kernel, by launch on the range's thread
+    SELECT a.op_id AS kernel_id, a.range_id, a.range_start_ns, r.tid AS range_tid,
+        CASE WHEN r.domain IS NULL THEN r.text ELSE r.name END AS name
+    FROM nvtx_attributed_ops('thread', false) AS a
+    JOIN _nvtx_ranges AS r ON r.range_id = a.range_id
+    WHERE a.kind = 'kernel' AND a.range_id IS NOT NULL
+),
+tagged AS (
+    SELECT *,
+        regexp_full_match(regexp_replace(name, '^bwd:', ''), '[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*')
+            AND NOT list_contains($not_modules, regexp_replace(name, '^bwd:', ''))
+            AND NOT coalesce(regexp_replace(name, '^bwd:', '') GLOB $step_glob, false) AS is_module,
+        name LIKE '%, seq = %' AS is_op,
+        name LIKE 'autograd::engine::evaluate_function: %' AS is_engine
+    FROM held
+),
+innermost AS (
+    SELECT kernel_id,
+        arg_max(name, range_start_ns) FILTER (WHERE is_module) AS module,
+        arg_max(name, range_start_ns) FILTER (WHERE is_op) AS op,
+        arg_max(range_tid, range_start_ns) FILTER (WHERE is_op) AS op_tid,
+        arg_max(range_id, range_start_ns) FILTER (WHERE is_engine) AS engine_id
+    FROM tagged
+    WHERE is_module OR is_op OR is_engine
+    GROUP BY kernel_id
+),
+nodes AS (  -- the node range of each engine range that holds a kernel outside every op range
+    SELECT e.range_id AS engine_id, arg_min(o.text, o.start_ns) AS op, arg_min(o.tid, o.start_ns) AS op_tid
+    FROM (SELECT DISTINCT engine_id FROM innermost WHERE op IS NULL AND engine_id IS NOT NULL) AS want
+    JOIN _nvtx_ranges AS e ON e.range_id = want.engine_id
+    JOIN _nvtx_ranges AS o
+      ON o.pid = e.pid AND o.tid = e.tid AND o.start_ns >= e.start_ns AND o.end_ns <= e.end_ns
+     AND o.text LIKE '%, seq = %'
+    GROUP BY e.range_id
+)
+SELECT
+    k.pid AS pid,                              -- process that launched the kernels
+    i.module AS module,                        -- innermost module range ('bwd:<path>' for backward); NULL: none
+    coalesce(i.op, n.op) AS op,                -- innermost op range (its full emit_nvtx text); NULL: none
+    coalesce(i.op_tid, n.op_tid) AS op_tid,    -- thread of that op range
+    n.value AS kernel,                         -- kernel name (demangled)
+    sum(k.duration_ns) AS total_ns,            -- summed GPU duration (ns)
+    count(*) AS kernels                        -- kernel count
+FROM window_kernels AS k
+LEFT JOIN innermost AS i ON i.kernel_id = k.op_id
+LEFT JOIN nodes AS n ON i.op IS NULL AND n.engine_id = i.engine_id
+LEFT JOIN strings AS n ON n.id = k.name_id
+GROUP BY ALL
+ORDER BY pid, module NULLS FIRST, op NULLS FIRST, op_tid NULLS FIRST, kernel
