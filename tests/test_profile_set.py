@@ -577,11 +577,11 @@ def test_output_onto_an_input_profile_is_refused_and_the_profile_untouched(tmp_p
 
 
 def test_commands_of_one_input_refuse_several_with_a_usage_error():
-    """sql (one profile, -a for more), ncu (one Nsight Compute report) and timeline (one profile's trace) have no
-    multi-profile answer: exit 2 and an error line saying so."""
+    """sql (one profile, -a for more) and ncu (one Nsight Compute report) have no multi-profile answer: exit 2 and
+    an error line saying so. (timeline draws several profiles as ranks on one axis: tests/test_visual_ranks.py.)"""
     out = _cli("sql", str(TRAIN), str(FORWARD))
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "is a profile, not a query" in out.stderr and "-a ALIAS=PROFILE" in out.stderr
-    for args in (("ncu", "a.ncu-rep", "b.ncu-rep"), ("timeline", str(TRAIN), str(FORWARD), "-o", "t.html")):
+    for args in (("ncu", "a.ncu-rep", "b.ncu-rep"),):
         out = _cli(*args)
         assert out.returncode == 2 and "Error: Got unexpected extra argument" in out.stderr

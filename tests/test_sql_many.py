@@ -1,5 +1,5 @@
-"""`sql` reads one profile: given several, it says how to query them together in one line (exit 2), and a query
-left unquoted is named as such."""
+"""`sql` reads one profile: given several (and a query), it says how to query them together in one line (exit 2), and
+a query left unquoted is named as such."""
 
 from __future__ import annotations
 
@@ -16,10 +16,13 @@ def run(*args):
     return CliRunner().invoke(cli, ["sql", *args])
 
 
-def test_two_profiles_say_attach_in_one_line():
+def test_two_profiles_and_a_query_say_attach_in_one_line():
+    """(`sql A B` alone took B for the query and said so; with a query after them click refused B as an extra
+    argument.)"""
     result = run(*RANKS, "SELECT count(*) FROM kernels")
     assert result.exit_code == 2
-    assert result.output.count("\n") == 1 and f"-a r1={RANKS[1]}" in result.output, result.output
+    assert result.output.count("\n") == 1 and "is a profile, not a query" in result.output
+    assert f"-a b={RANKS[1]}" in result.output, result.output
 
 
 def test_an_unquoted_query_is_named():

@@ -77,18 +77,20 @@ def _profile_files(p) -> list:
 
 
 def _one_query(profile, words: tuple[str, ...]) -> str | None:
-    """The QUERY argument; several profiles get the one line that says how to query them together."""
+    """The QUERY argument; more profiles, or a query left unquoted, get the one line that says what to do."""
     from pathlib import Path
 
-    profiles = [w for w in words if Path(w).suffix in (".sqlite", ".nsys-rep", ".ncu-rep") or Path(w).is_dir()]
+    profiles = [w for w in words if Path(w).suffix in (".sqlite", ".nsys-rep", ".qdrep", ".ncu-rep") or Path(w).is_dir()]
     if profiles:
-        alias = "r1"
-        raise UsageError(f"sql reads one profile ({profile}), and {profiles[0]} is another: attach it "
-                         f"(-a {alias}={profiles[0]}) and query {alias}.kernels beside kernels, or run sql once per "
-                         "profile")
+        raise _a_profile(profiles[0])
     if len(words) > 1:
         raise UsageError(f"give the query as one argument, in quotes: {' '.join(words)!r}")
     return words[0] if words else None
+
+
+def _a_profile(path: str) -> UsageError:
+    return UsageError(f"{path!r} is a profile, not a query: sql reads one profile and attaches more with "
+                      f"-a ALIAS=PROFILE (sql A.sqlite -a b={path} \"SELECT ... FROM b.kernels\")")
 
 
 def _query_text(query: str | None, query_file) -> str:
@@ -109,8 +111,7 @@ def _query_text(query: str | None, query_file) -> str:
     if not text.strip():
         raise UsageError("the query is empty")
     if text.strip().endswith((".sqlite", ".nsys-rep", ".qdrep")) and not any(c.isspace() for c in text.strip()):
-        raise UsageError(f"{text.strip()!r} is a profile, not a query: sql reads one profile and attaches more with "
-                         f"-a ALIAS=PROFILE (sql A.sqlite -a b={text.strip()} \"SELECT ... FROM b.kernels\")")
+        raise _a_profile(text.strip())  # a query file or standard input that names a profile
     return text
 
 
