@@ -107,9 +107,9 @@ def write_text(path: str | Path, text: str, option: str = "-o", inputs: Iterable
 
 
 @contextmanager
-def temporary(target: Path, *, folder: bool = False) -> Iterator[Path]:
-    """A registered temporary name beside `target` for a writer that renames it into place itself (a folder
-    swapped in, a cache file): removed, with whatever is under it, unless the block moved it away."""
+def temporary(target: Path) -> Iterator[Path]:
+    """A registered temporary name beside `target` for a writer that renames it into place itself (an export into
+    the cache folder): removed unless the block moved it away."""
     partial = target.with_name(f".{target.stem}.{os.getpid()}.{os.urandom(4).hex()}.partial{target.suffix}")
     _partials.add(partial)
     try:

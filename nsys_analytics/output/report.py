@@ -86,46 +86,17 @@ class TableReport(Report):
 
 
 class TablesReport(Report):
-    """Several tables shown one after the other (with `titles`, each under its title)."""
+    """Several tables shown one after the other; `doc`: the JSON document, where it says more than the tables."""
 
-    def __init__(self, tables: dict[str, Result | str], titles: dict[str, str] | None = None,
-                 default: str | None = None, doc: dict | None = None):
+    def __init__(self, tables: dict[str, Result | str], doc: dict | None = None):
         self._tables = tables
-        self.titles = titles
-        self.default = default
-        self.doc = doc  # the JSON document, where it says more than the tables
+        self.doc = doc
 
     def tables(self) -> dict[str, Result | str]:
         return self._tables
-
-    def default_table(self) -> str:
-        return self.default or next(iter(self._tables))
 
     def to_dict(self) -> dict:
         return self.doc if self.doc is not None else super().to_dict()
 
     def layout(self, fmt: str, table: str | None = None) -> str:
-        if self.titles is None:
-            return "\n".join(render(t, fmt) for t in self._tables.values() if isinstance(t, Result))
-        return super().layout(fmt, table)
-
-
-class TextOnly(Report):
-    """Text that a command lays out itself and that has no table (a headline, a help page)."""
-
-    def __init__(self, text: str, doc: dict | None = None):
-        self.text = text
-        self.doc = doc
-
-    def tables(self) -> dict[str, Result | str]:
-        return {"text": "this output is text only; use --format table, markdown or json"}
-
-    def to_dict(self) -> dict:
-        return self.doc if self.doc is not None else {"text": self.text}
-
-    def render(self, fmt: str, table: str | None = None) -> str:
-        if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2, default=str) + "\n"
-        if fmt == "csv":
-            return to_csv(pick_table(self.tables(), table, "text"))
-        return self.text
+        return "\n".join(render(t, fmt) for t in self._tables.values() if isinstance(t, Result))
