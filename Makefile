@@ -45,6 +45,7 @@ bench: setup
 	$(BIN)/python bench/bench_ranks.py
 	$(BIN)/python bench/bench_cache.py --scaling --runs 1
 	$(BIN)/python bench/bench_heavy.py
+	$(BIN)/python bench/bench_modules.py
 
 ## docs-images: small PNGs of the fixture profiles in docs/images/ (a timeline, a breakdown plot, the HTML report)
 docs-images: setup

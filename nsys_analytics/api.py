@@ -83,6 +83,19 @@ class Profile(data_access.Profile):
 
         return nvtx_kernel_summary(self, attribution, exclusive, name_kind, graphs).to_pandas()
 
+    def modules(self, depth: int | None = None, top: int = 3, window: str = "steady", table: str = "modules"):
+        """GPU time per model module, forward and backward, per steady-state step (= `nsys-analytics modules`).
+
+        table: 'modules' (ms, ratio, kernels, share, TFLOP/s per module) or 'kernels' (the `top` heaviest per
+        module and direction); depth folds the module tree; window: 'steady' or 'all'.
+        """
+        from .capabilities.modules.render import ModulesOutput
+        from .capabilities.modules.run import modules_report
+        from .output.render import pick_table
+
+        tables = ModulesOutput(modules_report(self, depth, top, window)).tables()
+        return pick_table(tables, table, "modules").to_pandas()
+
     def attach(self, path: str | Path, alias: str) -> Profile | NcuReport:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`).
         An Nsight Compute report's tables come the same way (e.g. `n.ncu_metrics`)."""

@@ -78,11 +78,11 @@ def test_findings_and_categories_equal_their_commands(page):
     assert shown == [[r["category"], r["time_ns"]] for r in categories]
 
 
-def test_assignment_answers_a_to_e_are_there(page):
+def test_assignment_answers_a_to_f_are_there(page):
     browser, _ = page
     keys = js(browser, "return Array.from(document.querySelectorAll('[data-answer]')).map(a => a.dataset.answer)")
     report = json.loads(run("report", "--forward", FORWARD, "--train", TRAIN, *SHAPE, "--format", "json"))
-    assert keys == list(report["sections"]) == ["a", "b", "c", "d", "e"]
+    assert keys == list(report["sections"]) == ["a", "b", "c", "d", "e", "f"]
     first_line = report["sections"]["a"]["lines"][0]
     assert js(browser, f"return document.querySelector('[data-answer=\"{keys[0]}\"] p').textContent") == first_line
 

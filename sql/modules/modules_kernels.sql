@@ -48,26 +48,31 @@ innermost AS (
     WHERE is_module OR is_op OR is_engine
     GROUP BY kernel_id
 ),
-nodes AS (  -- the node range of each engine range that holds a kernel outside every op range
-    SELECT e.range_id AS engine_id, arg_min(o.text, o.start_ns) AS op, arg_min(o.tid, o.start_ns) AS op_tid
-    FROM (SELECT DISTINCT engine_id FROM innermost WHERE op IS NULL AND engine_id IS NOT NULL) AS want
-    JOIN _nvtx_ranges AS e ON e.range_id = want.engine_id
-    JOIN _nvtx_ranges AS o
-      ON o.pid = e.pid AND o.tid = e.tid AND o.start_ns >= e.start_ns AND o.end_ns <= e.end_ns
-     AND o.text LIKE '%, seq = %'
-    GROUP BY e.range_id
+nodes AS (  -- each engine range's node: the first op range that starts inside it on its thread (NVTX ranges of a
+            -- thread nest, so one that starts inside ends inside); a window over the thread's ranges, not a range join
+    SELECT range_id AS engine_id, node_op AS op, tid AS op_tid
+    FROM (
+        SELECT r.range_id, r.tid, r.end_ns, r.text LIKE 'autograd::engine::evaluate_function: %' AS is_engine,
+            first_value(CASE WHEN r.text LIKE '%, seq = %' THEN r.text END IGNORE NULLS) OVER later AS node_op,
+            first_value(CASE WHEN r.text LIKE '%, seq = %' THEN r.start_ns END IGNORE NULLS) OVER later AS node_start
+        FROM _nvtx_ranges AS r
+        WHERE r.text LIKE 'autograd::engine::evaluate_function: %' OR r.text LIKE '%, seq = %'
+        WINDOW later AS (PARTITION BY r.pid, r.tid ORDER BY r.start_ns, r.text LIKE '%, seq = %', r.range_id
+                         ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
+    )
+    WHERE is_engine AND node_start < end_ns
 )
 SELECT
     k.pid AS pid,                              -- process that launched the kernels
     i.module AS module,                        -- innermost module range ('bwd:<path>' for backward); NULL: none
     coalesce(i.op, n.op) AS op,                -- innermost op range (its full emit_nvtx text); NULL: none
     coalesce(i.op_tid, n.op_tid) AS op_tid,    -- thread of that op range
-    n.value AS kernel,                         -- kernel name (demangled)
+    s.value AS kernel,                         -- kernel name (demangled)
     sum(k.duration_ns) AS total_ns,            -- summed GPU duration (ns)
     count(*) AS kernels                        -- kernel count
 FROM window_kernels AS k
 LEFT JOIN innermost AS i ON i.kernel_id = k.op_id
-LEFT JOIN nodes AS n ON i.op IS NULL AND n.engine_id = i.engine_id
-LEFT JOIN strings AS n ON n.id = k.name_id
+LEFT JOIN nodes AS n ON n.engine_id = CASE WHEN i.op IS NULL THEN i.engine_id END  -- an equality: a hash join
+LEFT JOIN strings AS s ON s.id = k.name_id
 GROUP BY ALL
 ORDER BY pid, module NULLS FIRST, op NULLS FIRST, op_tid NULLS FIRST, kernel

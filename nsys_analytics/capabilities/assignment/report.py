@@ -2,7 +2,8 @@
 
 (a) forward-pass time from NVTX ranges (vs a Python timer), (b) the heaviest kernel of the forward pass and of the
 training step, (c) the non-matmul kernels of the forward pass, (d) category shares from inference to training,
-(e) softmax vs matmul in attention (attention/report.py). Each section is built alone: a missing input turns
+(e) softmax vs matmul in attention (attention/report.py), (f) GPU time per model module, forward and backward
+(modules/). Each section is built alone: a missing input turns
 that section into a message naming the nsys command or option that fixes it. Builds a TextReport; no I/O but the
 timer CSV. See docs/attention.md.
 """
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
     from ...data.profile import Profile
 
 # The report's tables (`--format csv --table NAME`; the first is the default) and the section of each.
-TABLES = {"times": "a", "heaviest": "b", "non_matmul": "c", "categories": "d", "attention": "e"}
+TABLES = {"times": "a", "heaviest": "b", "non_matmul": "c", "categories": "d", "attention": "e", "modules": "f"}
+MODULE_DEPTH = 2      # (f) lists the modules this deep (blocks, blocks.0); its sentences name the deepest ones
 AGREE_PCT = 5.0       # timer and NVTX means closer than this (%) "agree"
 TRIVIAL_PCT = 1.0     # non-matmul kernels under this share of forward time are not listed in (c)
 NO_TRAIN_FIX = ("no training profile: give --train T.sqlite, made with "
@@ -99,6 +101,7 @@ def build_report(forward: Profile, train: Profile | None, options: ReportOptions
         ("c", "(c) Non-matmul kernels in the forward pass", lambda: _section_c(fwd, options, rules)),
         ("d", "(d) Kernel categories: inference vs training", lambda: _section_d(fwd, trn, options, rules)),
         ("e", "(e) Attention: softmax vs matmul", lambda: _section_e(fwd, trn, options)),
+        ("f", "(f) GPU time per module, forward and backward", lambda: _section_f(fwd, trn, options)),
     ]
     try:
         sections = [_guarded(key, title, build) for key, title, build in builders]
@@ -484,3 +487,36 @@ def _section_e(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
 def _with_step_range(options: ReportOptions, inp: _Input) -> AttentionOptions:
     cutoff = options.step_range if matches(inp.names, options.step_range) else options.forward_range
     return replace(options.attention, step_range=cutoff)
+
+
+# -- (f) -------------------------------------------------------------------------------------------------------
+
+def _section_f(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSection:
+    """From the training profile (backward is there), else the forward one: the module tree to MODULE_DEPTH, and
+    the heaviest modules of the whole tree named with their forward and backward time."""
+    from ..modules.report import MODULE_COLUMNS
+    from ..modules.run import modules_report
+
+    inp = trn if trn.profile is not None else fwd
+    m = modules_report(inp.profile, top=1, step_range=options.step_range,
+                       warmup_range=options.attention.warmup_range)
+    col = MODULE_COLUMNS.index
+    rows = m.modules.rows
+    names = [r[col("module")] for r in rows]
+    leaves = [r for r in rows if not any(n.startswith(r[col("module")] + ".") for n in names)]
+    leaves.sort(key=lambda r: -(r[col("forward_ms")] + r[col("backward_ms")]))
+    lines = [f"From the {inp.label} profile ({inp.profile.path}), by {m.source}."]
+    if leaves:
+        top = leaves[0]
+        ratio = f", {top[col('bwd_fwd_ratio')]:.1f}x its forward" if top[col("bwd_fwd_ratio")] else ""
+        lines.append(f"The heaviest module is {top[col('module')]}: {top[col('forward_ms')]:.2f} ms forward and "
+                     f"{top[col('backward_ms')]:.2f} ms backward per step{ratio}, {top[col('step_pct')]:.1f} % of "
+                     "the step's GPU time.")
+        if len(leaves) > 1:
+            rest = ", ".join(f"{r[col('module')]} ({r[col('step_pct')]:.1f} %)" for r in leaves[1:4])
+            lines.append(f"Next: {rest}.")
+    shallow = [r for r in rows if r[col("module")].count(".") < MODULE_DEPTH] if m.source != "emit_nvtx ops" else rows
+    table = Table(f"GPU time per module (ms per step, to depth {MODULE_DEPTH})",
+                  Result(MODULE_COLUMNS, shallow, []), "modules")
+    notes = [*m.modules.notes, f"`nsys-analytics modules {inp.profile.path}` lists every module and its kernels."]
+    return ReportSection("f", "", lines, [table], notes)

@@ -1,4 +1,4 @@
-"""`nsys-analytics report`: the assignment-style answers (a)-(e)."""
+"""`nsys-analytics report`: the assignment-style answers (a)-(f)."""
 
 from __future__ import annotations
 
@@ -26,10 +26,11 @@ from ...output.write import write
 @click.option("--top", type=click.IntRange(min=1), default=8, show_default=True,
               help="Non-matmul kernels to list in (c).")
 @attention_options
-@format_option("times", "times, heaviest, non_matmul, categories, attention: the tables of (a) to (e)")
+@format_option("times", "times, heaviest, non_matmul, categories, attention, modules: the tables of (a) to (f)")
 def command(forward_path, train_path, timeit, forward_range, step_range, top, fmt, table, output, **kwargs):
     """Assignment-style profiling report: (a) forward time, (b) heaviest kernel, (c) non-matmul kernels,
-    (d) inference vs training categories, (e) attention softmax vs matmul.
+    (d) inference vs training categories, (e) attention softmax vs matmul, (f) GPU time per model module,
+    forward and backward.
 
     Each answer gives its numbers and the NVTX ranges or kernels they came from; an answer whose input is
     missing says what to add (e.g. the nsys option). See docs/attention.md.

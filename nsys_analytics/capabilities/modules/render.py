@@ -20,6 +20,12 @@ class ModulesOutput(Report):
     def default_table(self) -> str:
         return "modules"
 
+    def stack_table(self, fmt: str, table: str | None = None):
+        """Over ranks: one table of every rank's modules (or --table kernels), a `rank` column first."""
+        from ...output.render import pick_table
+
+        return pick_table(self.tables(), table, self.default_table())
+
     def to_dict(self) -> dict:
         r = self.report
         return {"source": r.source, "window": r.window, "steps": r.steps, "step_ms": round(r.step_ms, 3),

@@ -51,9 +51,15 @@ def build(att: Attributed, forward: dict[tuple[int, int], ForwardOp], steps: int
 def _row(name, ns, count, flops, steps, step_ns) -> tuple:
     fwd, bwd = ns[name, "forward"] / steps, ns[name, "backward"] / steps
     return (name, round(fwd / 1e6, 3), round(bwd / 1e6, 3), round(bwd / fwd, 2) if fwd else None,
-            round((count[name, "forward"] + count[name, "backward"]) / steps, 1),
+            _count((count[name, "forward"] + count[name, "backward"]) / steps),
             round(100 * (fwd + bwd) / step_ns, 1) if step_ns else None,
             *(_tflops(flops[name, d], ns[name, d]) for d in DIRECTIONS))
+
+
+def _count(per_step: float) -> float | int:
+    """Kernels per step: a whole number as one (every step launches the same kernels), else one decimal."""
+    value = round(per_step, 1)
+    return int(value) if value.is_integer() else value
 
 
 def _tflops(flop: int, ns: int) -> float | None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from .attribute import MODULE_RANGES, attribute, pick_source
 from .data import forward_ops, kernel_groups
+from .memo import Inputs, remembered
 from .report import DEFAULT_TOP, ModulesReport, build
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, steady_state
 from ...core.errors import MissingDataError
@@ -20,13 +21,21 @@ NEITHER = ("no module ranges and no emit_nvtx op ranges hold the kernels: profil
 
 def modules_report(profile: Profile, depth: int | None = None, top: int = DEFAULT_TOP, window: str = "steady",
                    step_range: str = STEP_RANGE, warmup_range: str | None = WARMUP_RANGE) -> ModulesReport:
-    if not profile.has_table("NVTX_EVENTS"):
-        raise MissingDataError(NEITHER)
+    inputs = remembered(profile.sqlite_path, (window, step_range, warmup_range),
+                        lambda: read_inputs(profile, window, step_range, warmup_range))
+    attributed = attribute(inputs.groups, inputs.source, inputs.forward)
+    return build(attributed, inputs.forward, max(inputs.steps, 1), depth, top, inputs.window)
+
+
+def read_inputs(profile: Profile, window: str, step_range: str, warmup_range: str | None) -> Inputs:
+    """The window's kernel groups and, for emit_nvtx, the forward ops (exit 1 with one line where neither source
+    holds the kernels)."""
+    if not profile.has_table("NVTX_EVENTS") or not any(profile.run_file("modules", "modules_sources").rows[0]):
+        raise MissingDataError(NEITHER)  # said before the attribution of every kernel (seconds at 1 M kernels)
     steady = steady_state(profile, window, step_range, warmup_range)
     groups = kernel_groups(profile, steady, step_range)
     source = pick_source(groups)
     if source is None:
         raise MissingDataError(NEITHER)
     forward = {} if source == MODULE_RANGES else forward_ops(profile, step_range)
-    attributed = attribute(groups, source, forward)
-    return build(attributed, forward, max(steady.instances, 1), depth, top, steady.text)
+    return Inputs(steady.text, steady.instances, source, groups, forward)

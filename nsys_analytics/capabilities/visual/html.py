@@ -1,5 +1,6 @@
 """The HTML report's content, gathered from the capabilities (no arithmetic of its own, no I/O): per profile
-its info, top kernels, categories, NVTX ranges with their GPU projection, and the diagnose findings each with a
+its info, top kernels, categories, NVTX ranges with their GPU projection, GPU time per model module, and the
+diagnose findings each with a
 timeline of its worst window; for a forward + training pair, the assignment answers (a)-(e).
 
 html_render.py turns a `Page` into one self-contained HTML file."""
@@ -16,6 +17,8 @@ from ...core.errors import MissingDataError, NsysAnalyticsError
 from ...core.filters import KernelFilter
 from ..info.report import profile_info
 from ..kernels.report import kernel_summary
+from ..modules.report import ModulesReport
+from ..modules.run import modules_report
 from ..nvtx.report import nvtx_gpu_projection_summary
 from ...core.result import Result
 from ...output.textreport import TextReport
@@ -44,6 +47,7 @@ class ProfileView:
     kernels: Result
     breakdown: BreakdownReport | None
     nvtx: Result | None
+    modules: ModulesReport | None = None
     findings: list[FindingView] = field(default_factory=list)
     missing: dict[str, str] = field(default_factory=dict)  # section -> why it is empty and what to do
     failed: dict[str, str] = field(default_factory=dict)  # section -> the error that stopped it (a subset of missing)
@@ -65,6 +69,7 @@ def profile_view(profile: Profile, rules: RuleSet, label: str | None = None) -> 
                                lambda: kernel_summary(profile, KernelFilter(), False, TOP_KERNELS))
     view.breakdown = _or_missing(view, profile, "categories", lambda: breakdown_report([profile], rules=rules))
     view.nvtx = _or_missing(view, profile, "nvtx", lambda: nvtx_gpu_projection_summary(profile))
+    view.modules = _or_missing(view, profile, "modules", lambda: modules_report(profile))
     report = _or_missing(view, profile, "findings", lambda: diagnose(profile))
     if report is not None:
         for i, f in enumerate(report.findings):

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from ..breakdown.plot import plot_report
+from ..modules.plot import plot_modules
 from ...output.render import shorten_name, shorten_names
 from ...core.result import Result
 from ...output.textreport import ReportSection
@@ -65,7 +66,7 @@ def render_page(page: Page) -> str:
     parts = [f"<h1>{_e(page.title)}</h1>",
              f'<p class="sub">{len(page.profiles)} profile(s); made by nsys-analytics, every figure from its '
              "commands (<code>kernels</code>, <code>breakdown</code>, <code>nvtx-gpu</code>, "
-             "<code>diagnose</code>, <code>report</code>).</p>"]
+             "<code>modules</code>, <code>diagnose</code>, <code>report</code>).</p>"]
     if len(page.profiles) > 1 or page.assignment:
         links = [f'<a href="#p{i}">{_e(v.label)}</a>' for i, v in enumerate(page.profiles)]
         if page.assignment:
@@ -93,6 +94,8 @@ def _profile(i: int, v: ProfileView, categories: list[str]) -> str:
         out.append(_missing(v.missing.get("categories")))
     out.append("<h3>NVTX ranges and their GPU projection</h3>")
     out.append(_table(v.nvtx, "nvtx") if v.nvtx else _missing(v.missing.get("nvtx")))
+    out.append("<h3>GPU time per module, forward and backward</h3>")
+    out.append(_modules(v) if v.modules else _missing(v.missing.get("modules")))
     out.append("<h3>Why the GPU waits (diagnose)</h3>")
     out.append(_findings(v))
     return "\n".join(out) + "</section>"
@@ -151,6 +154,27 @@ def _findings(v: ProfileView) -> str:
                    f"<p>Fix: {_e(f.fix)}</p>{ranges}{picture}</div>")
     out += [f'<p class="note">{_e(s)}</p>' for s in v.skipped]
     return "\n".join(out)
+
+
+def _modules(v: ProfileView) -> str:
+    """The picture to depth 2 (blocks, blocks.0), the table of every module, the heaviest kernels folded away."""
+    report = v.modules
+    out = [_image(_modules_png(report), f"GPU time per module of {v.label}") if report.modules.rows else ""]
+    out.append(_table(report.modules, "modules"))
+    out.append(f"<details><summary>The heaviest kernels per module</summary>{_table(report.kernels, 'modules-kernels')}"
+               "</details>")
+    return "\n".join(out)
+
+
+def _modules_png(report) -> bytes:
+    import dataclasses
+
+    col = report.modules.columns.index("module")
+    shallow = [r for r in report.modules.rows if str(r[col]).count(".") < 2] if report.source != "emit_nvtx ops" \
+        else report.modules.rows
+    folded = dataclasses.replace(report, modules=Result(report.modules.columns, shallow, []))
+    with tempfile.TemporaryDirectory(prefix="nsys-analytics-") as tmp:
+        return plot_modules(folded, Path(tmp) / "modules.png").read_bytes()
 
 
 def _assignment(report) -> str:
