@@ -186,6 +186,17 @@ def test_rows_beyond_max_rows_are_cut_with_a_note(server):
     assert answer["result"] == cli_json(shlex.split(answer["command"])[1:])[:4]
 
 
+@pytest.mark.parametrize("max_rows, cut", [(6, 1), (7, 0), (8, 0)])
+def test_the_cut_at_its_edge(server, max_rows, cut):
+    """Seven rows (kernels --limit 7): one more than max_rows is cut, as many or fewer is not."""
+    for tool, arguments in [("kernels", {"profile": "gpt_train.sqlite", "limit": 7}),
+                            ("sql", {"profile": "gpt_train.sqlite", "query": "SELECT * FROM range(7)"})]:
+        answer = server.answer(tool, {**arguments, "max_rows": max_rows})
+        assert len(answer["result"]) == 7 - cut
+        assert answer["truncated"] == ([{"table": "rows", "rows": 7, "shown": max_rows}] if cut else [])
+        assert bool(answer["note"]) == bool(cut)
+
+
 def test_sql_rows_are_counted_and_cut(server):
     with sqlite3.connect(TRAIN) as db:
         (kernels,) = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
@@ -273,6 +284,26 @@ def test_bad_options_get_the_commands_one_line(server, tool, arguments, command)
 
 
 # -- start-up ------------------------------------------------------------------------------------------------
+def test_two_files_of_one_name_are_told_apart(tmp_path):
+    from nsys_analytics.capabilities.mcp.profiles import Served
+
+    served = Served([tmp_path / "a" / "run.sqlite", tmp_path / "b" / "run.sqlite", tmp_path / "other.sqlite"])
+    assert [p["name"] for p in served.listing()] == ["a/run.sqlite", "b/run.sqlite", "other.sqlite"]
+    assert served.path("b/run.sqlite") == str(tmp_path / "b" / "run.sqlite")
+    with pytest.raises(Exception, match="is not one of this server's profiles"):
+        served.path("run.sqlite")
+
+
+def test_help_and_other_commands_import_no_part_of_the_sdk():
+    for args in (["--help"], ["schema", "kernels"]):
+        run = subprocess.run([sys.executable, "-X", "importtime", "-m", "nsys_analytics", *args], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0
+        modules = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "|" in line}
+        assert "nsys_analytics.core.registry" in modules  # the listing is read
+        assert not {m for m in modules if m.split(".")[0] in ("mcp", "mcp_types", "pydantic", "anyio")}, args
+
+
 @pytest.mark.parametrize("bad", ["/nonexistent/run.sqlite", "README.md"])
 def test_bad_input_at_start_up_is_the_line_every_command_gives(bad):
     served = subprocess.run([sys.executable, "-m", "nsys_analytics", "mcp", str(TRAIN), bad], cwd=ROOT,
