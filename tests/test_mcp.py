@@ -294,6 +294,18 @@ def test_two_files_of_one_name_are_told_apart(tmp_path):
         served.path("run.sqlite")
 
 
+def test_start_up_expands_folders_and_serves_a_file_once(capsys):
+    from nsys_analytics.capabilities.mcp.mcp_cmd import checked
+
+    folder = RANKS / "ddp_straggler"
+    assert checked([str(TRAIN), str(TRAIN), str(folder), str(RANK0)]) == [TRAIN, RANK0, RANK1]
+    oracle = ROOT / "fixtures" / "oracle" / "gpt_train"
+    assert checked([str(oracle / ".." / ".." / "profiles" / "gpt_train.sqlite"), str(oracle)]) == \
+        [oracle / ".." / ".." / "profiles" / "gpt_train.sqlite"]
+    ignored = capsys.readouterr().err.splitlines()
+    assert len(ignored) == len(list(oracle.iterdir())) and all(line.startswith("ignored ") for line in ignored)
+
+
 def test_help_and_other_commands_import_no_part_of_the_sdk():
     for args in (["--help"], ["schema", "kernels"]):
         run = subprocess.run([sys.executable, "-X", "importtime", "-m", "nsys_analytics", *args], cwd=ROOT,

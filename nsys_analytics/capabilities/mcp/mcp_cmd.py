@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import sys
 import threading
 import traceback
 from pathlib import Path
@@ -14,7 +16,7 @@ import click
 
 from .profiles import Served
 from ..query import sql_cmd
-from ...core.errors import NsysAnalyticsError, QueryError, UsageError
+from ...core.errors import EXIT_INTERRUPTED, NsysAnalyticsError, QueryError, UsageError
 from ...cli.profiles import open_any
 
 # The CLI's report collector and sys.stdout are one per process: tool calls (threads of the SDK) run one at a time.
@@ -46,7 +48,12 @@ def command(profiles):
 
     from .server import serve
 
-    serve(served, run, run_sql, version("nsys-analytics"))
+    try:
+        serve(served, run, run_sql, version("nsys-analytics"))
+    except KeyboardInterrupt:  # Ctrl-C: the SDK's stdin reader is a thread blocked in read(), nothing to wait for
+        click.echo("Interrupted.", err=True)
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
 
 
 def checked(items) -> list[Path]:
@@ -55,15 +62,19 @@ def checked(items) -> list[Path]:
     from ...data.columnar import is_export_dir
     from ...data.profile_set import expand_inputs
 
-    files: list[Path] = []
+    files: dict[str, Path] = {}  # by real path: a file given twice (or through a link) is served once
     for item in items:
-        files += [Path(item)] if is_export_dir(Path(item)) else expand_inputs([item]).files
+        expanded = expand_inputs([item]) if not is_export_dir(Path(item)) else None
+        for path in expanded.files if expanded else [Path(item)]:
+            files.setdefault(os.path.realpath(path), path)
+        for line in expanded.ignored if expanded else []:
+            click.echo(f"ignored {line}", err=True)
     if not files:
         raise UsageError(f"no nsys profile among {', '.join(items)}")
-    for path in files:
+    for path in files.values():
         with open_any(path):
             pass
-    return files
+    return list(files.values())
 
 
 def run(name: str, args: list[str]):
