@@ -62,7 +62,8 @@ def server():
     with start_blocking_portal() as portal:
         with portal.wrap_async_context_manager(stdio_client(params)) as (read, write):
             with portal.wrap_async_context_manager(ClientSession(read, write)) as session:
-                portal.call(session.initialize)
+                init = portal.call(session.initialize)
+                assert init.instructions.endswith(f"The profiles: {', '.join(p.name for p in SERVED)}.")
                 yield Client(portal, session)
 
 

@@ -20,7 +20,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 def serve(served: Served, run: Callable, run_sql: Callable, version: str) -> None:
     """Answer tool calls on stdin/stdout until the client closes them."""
-    server = MCPServer("nsys-analytics", instructions=INSTRUCTIONS, version=version, log_level="WARNING")
+    instructions = f"{INSTRUCTIONS} The profiles: {', '.join(served.names)}."
+    server = MCPServer("nsys-analytics", instructions=instructions, version=version, log_level="WARNING")
     for tool in tools.build(served, run, run_sql):
         server.add_tool(tool, annotations=READ_ONLY)
     server.run("stdio")
