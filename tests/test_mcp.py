@@ -284,6 +284,25 @@ def test_bad_options_get_the_commands_one_line(server, tool, arguments, command)
     assert "Traceback" not in text and "\n" not in text
 
 
+@pytest.mark.parametrize("arguments, line", [
+    ({"profile": "gpt_train.sqlite", "limit": 0}, "Error: Invalid value for 'limit': 0 is less than the minimum of 1"),
+    ({"profile": "gpt_train.sqlite", "name": "base"},
+     "Error: Invalid value for 'name': 'base' is not one of ['demangled', 'short', 'mangled']"),
+    ({"limit": 3}, "Error: Missing argument 'profile'"),
+    ({"profile": "gpt_train.sqlite", "limt": 3}, "Error: No such argument: 'limt' (kernels takes profile, limit, "
+     "by_launch_config, name, device, stream, pid, start, end, match, range, exclude_range, attribution, graphs, "
+     "max_rows)"),
+])
+def test_a_wrong_argument_is_one_line(server, arguments, line):
+    assert server.error("kernels", arguments) == line
+
+
+def test_an_argument_the_sdk_converts_is_taken(server):
+    """What the SDK's validation accepts ('5' for an integer) is not refused by the one-line check."""
+    given = server.answer("kernels", {"profile": "gpt_train.sqlite", "limit": "5"})
+    assert given == server.answer("kernels", {"profile": "gpt_train.sqlite", "limit": 5})
+
+
 # -- start-up ------------------------------------------------------------------------------------------------
 def test_two_files_of_one_name_are_told_apart(tmp_path):
     from nsys_analytics.capabilities.mcp.profiles import Served
