@@ -40,6 +40,13 @@ def command(profile, query, query_file, params, attachments, fmt, output):
       nsys-analytics sql r.ncu-rep "SELECT metric, value, unit FROM ncu_metrics WHERE kernel_id = 0"   (docs/ncu.md)
     """
     text = _query_text(_one_query(profile, query), query_file)
+    run_query(profile, text, {name: _typed(value) for name, value in params}, attachments,
+              lambda result: write(result, fmt, output, inputs=[profile]))
+
+
+def run_query(profile, text: str, params: dict, attachments, emit) -> None:
+    """`text` over `profile` under the read-only guard; `emit(result)` reads the streamed result while the profile
+    is open (the CLI writes it; the MCP server keeps its first rows)."""
     reads = sql_guard.check_read_only(text)
     aliases = _aliases(attachments)
     with open_profile(profile) as p:
@@ -49,8 +56,7 @@ def command(profile, query, query_file, params, attachments, fmt, output):
             p.prepare(" ".join([text, *reads.objects]))
         sql_guard.lock(p.con, [*reads.files, *_profile_files(p)], [cache_dir()])
         try:
-            write(p.sql(text, {name: _typed(value) for name, value in params}, stream=True, own=True), fmt, output,
-                  inputs=[profile])
+            emit(p.sql(text, params, stream=True, own=True))
         except QueryError as e:
             if "Permission Error" not in str(e):
                 raise
