@@ -19,16 +19,17 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from nsys_analytics.cli.main import cli
 
-from .conftest import ROOT, PROFILES, RANKS, fixture_oracle
+from .conftest import FIXTURES, ROOT, PROFILES, RANKS, fixture_oracle, unpacked
 from .test_sql_sandbox import HOSTILE
 
 TRAIN = PROFILES / "gpt_train.sqlite"
 FORWARD = PROFILES / "gpt_forward.sqlite"
 RANK0, RANK1 = sorted((RANKS / "ddp_straggler").glob("*.sqlite"))
-SERVED = [TRAIN, FORWARD, RANK0, RANK1]
+MODULES = unpacked(FIXTURES / "modules" / "modules_instrument.sqlite.xz")
+SERVED = [TRAIN, FORWARD, RANK0, RANK1, MODULES]
 ALL = {"max_rows": 10_000}  # nothing cut: the answer is the whole document
-TOOLS = {"profiles", "info", "kernels", "nvtx", "nvtx_kernels", "breakdown", "diagnose", "ranks", "diff", "report",
-         "schema", "sql"}
+TOOLS = {"profiles", "info", "kernels", "nvtx", "nvtx_kernels", "breakdown", "diagnose", "modules", "ranks", "diff",
+         "report", "schema", "sql"}
 
 
 class Client:
@@ -128,6 +129,8 @@ CASES = [
      ["breakdown", TRAIN, "--basis", "gpu-busy", "--top", "3", "--window", "all"]),
     ("diagnose", {"profile": "gpt_train.sqlite", "window": "all", "rule": ["gpu_gaps", "launch_bound"], "gap": 1},
      ["diagnose", TRAIN, "--rule", "gpu_gaps", "--rule", "launch_bound", "--window", "all", "--gap", "1"]),
+    ("modules", {"profile": "modules_instrument.sqlite", "depth": 2, "top": 1},
+     ["modules", MODULES, "--depth", "2", "--top", "1"]),
     ("ranks", {"profiles": [RANK0.name, RANK1.name]}, ["ranks", RANK0, RANK1]),
     ("diff", {"baseline": "gpt_forward.sqlite", "candidate": "gpt_train.sqlite", "window": "all"},
      ["diff", FORWARD, TRAIN, "--window", "all"]),
@@ -270,6 +273,7 @@ def test_a_file_reached_only_at_run_time_is_refused_as_sql_refuses_it(server):
     ("kernels", {"profile": "gpt_train.sqlite", "range": "no_such_range"}, ["kernels", TRAIN, "--range",
                                                                            "no_such_range"]),
     ("schema", {"view": "no_such_view"}, ["schema", "no_such_view"]),
+    ("modules", {"profile": "gpt_train.sqlite", "depth": 2}, ["modules", TRAIN, "--depth", "2"]),  # no module ranges
     ("schema", {"view": "--help"}, ["schema", "--", "--help"]),
     ("sql", {"profile": "gpt_train.sqlite", "query": "SELECT nope FROM kernels"},
      ["sql", TRAIN, "SELECT nope FROM kernels"]),

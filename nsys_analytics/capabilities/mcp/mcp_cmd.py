@@ -31,8 +31,8 @@ def command(profiles):
     """Serve the reports to an AI assistant as read-only MCP tools (stdio).
 
     PROFILES: the profiles the tools may read (files, globs, a folder of ranks); no tool opens any other file.
-    The tools are info, kernels, nvtx, nvtx_kernels, breakdown, diagnose, ranks (over all PROFILES), diff, report,
-    schema and sql (under the `sql` command's read-only guard), each answering with the command's
+    The tools are info, kernels, nvtx, nvtx_kernels, breakdown, diagnose, modules, ranks (over all PROFILES),
+    diff, report, schema and sql (under the `sql` command's read-only guard), each answering with the command's
     `--format json` document and the terminal command that reproduces it. Standard input and output carry the
     protocol; start it from the assistant's configuration (docs/mcp.md).
 

@@ -13,9 +13,9 @@ from . import arguments, tools
 from .profiles import Served
 
 INSTRUCTIONS = ("Nsight Systems profiles as read-only reports. Call `profiles` for the profile names, `info` for what "
-                "a profile holds, then kernels, nvtx, nvtx_kernels, breakdown, diagnose, ranks, diff, report; `schema` "
-                "and `sql` for anything else. Each answer is the command's JSON with a `command` that reproduces it "
-                "in a terminal; long tables are cut to max_rows with a note.")
+                "a profile holds, then kernels, nvtx, nvtx_kernels, breakdown, diagnose, modules, ranks, diff, "
+                "report; `schema` and `sql` for anything else. Each answer is the command's JSON with a `command` "
+                "that reproduces it in a terminal; long tables are cut to max_rows with a note.")
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 

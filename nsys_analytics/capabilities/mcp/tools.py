@@ -196,6 +196,15 @@ def build(served: Served, run: Callable[[str, list[str]], Any], run_sql: Callabl
             rule=rule, start=start, end=end, range=range, window=window, step_range=step_range,
             warmup_range=warmup_range, gap=gap, threshold=threshold, short_kernel=short_kernel)], max_rows)
 
+    def modules(profile: Profile, depth: Count = None, top: Count = None, window: Window = None,
+                step_range: Optional[str] = None, warmup_range: Optional[str] = None,
+                max_rows: MaxRows = 50) -> Reply:
+        """GPU time per model module, forward and backward, per steady-state step (ms, ratio, share, TFLOP/s),
+        from module ranges (nsys_analytics.torch.instrument) or emit_nvtx op ranges; `depth` folds the tree, `top`
+        kernels are listed per module and direction."""
+        return call("modules", [path(profile), *flags(
+            depth=depth, top=top, window=window, step_range=step_range, warmup_range=warmup_range)], max_rows)
+
     def ranks(profiles: Optional[list[str]] = None, strict: bool = False, max_rows: MaxRows = 50) -> Reply:
         """Distributed training rank by rank (step time, busy, compute, communication, waits, the straggler),
         over `profiles` (default: every profile of this server, one per rank; one report of a whole launch is
@@ -241,5 +250,5 @@ def build(served: Served, run: Callable[[str, list[str]], Any], run_sql: Callabl
         line = terminal_command("sql", args)
         return {"command": line, "result": rows, "truncated": cut, "note": _note(cut, line)}
 
-    return [profiles, *map(replying, [info, kernels, nvtx, nvtx_kernels, breakdown, diagnose, ranks, diff, report,
-                                      schema, sql])]
+    return [profiles, *map(replying, [info, kernels, nvtx, nvtx_kernels, breakdown, diagnose, modules, ranks, diff,
+                                      report, schema, sql])]
