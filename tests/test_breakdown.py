@@ -429,3 +429,26 @@ def test_range_filters_keep_kernels_only():
     assert totals(inside) == (expected_n, expected_ns)
     assert tuple(map(sum, zip(totals(inside), totals(outside)))) == totals(everything)
     assert "memcpy/memset left out" in inside.sections[0].result.notes[0]
+
+
+def test_by_range_is_remembered_for_the_file_and_its_options(tmp_path, monkeypatch):
+    """With the cache on, `breakdown --by range` keeps its columns (summaries/*.breakdown): a second run prints the
+    same without attributing a kernel; other options, or other rules, are another memo, computed afresh."""
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+    args = ["breakdown", GOOD, "--by", "range", "--format", "json"]
+    first = ok_output(*args)
+    assert len(list((tmp_path / "cache" / "summaries").glob("*.breakdown"))) == 1
+
+    from nsys_analytics.capabilities.breakdown import report as breakdown_module
+
+    calls = []
+    summarize = breakdown_module.summarize_ranges
+    monkeypatch.setattr(breakdown_module, "summarize_ranges", lambda *a, **k: calls.append(a) or summarize(*a, **k))
+    assert ok_output(*args) == first and calls == []
+    ok_output(*args, "--basis", "gpu-busy")
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rule]]\nname = "all-matmul"\ncategory = "matmul"\npattern = "."\n')
+    mine = json.loads(ok_output(*args, "--rules", rules))
+    assert len(calls) == 2  # another basis, other rules: each computed
+    assert json.loads(first) != mine  # every kernel is matmul under these rules: not the remembered columns

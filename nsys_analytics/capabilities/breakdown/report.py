@@ -348,11 +348,21 @@ def breakdown_report(
     if by == "range":
         if len(profiles) != 1:
             raise UsageError("--by range breaks down one profile; give one")
-        columns = summarize_ranges(profiles[0], ruleset, kernel_filter, basis, memory_ops, ranges)
+        columns = _ranges_remembered(profiles[0], ruleset, kernel_filter, basis, memory_ops, ranges)
         return build_report(columns, ruleset, None, f"{profiles[0].path.stem} by NVTX range")
     columns = [summarize(p, ruleset, kernel_filter, basis, memory_ops,
                          steady=steady_state(p, window, step_range, warmup_range)) for p in profiles]
     return build_report(columns, ruleset, top)
+
+
+def _ranges_remembered(profile: Profile, rules: RuleSet, kernel_filter: KernelFilter, basis: str, memory_ops: bool,
+                       ranges: list[str] | None) -> list[Column]:
+    """summarize_ranges, or its columns remembered for this file's present content and these options (memo.py)."""
+    from .memo import remembered_columns
+
+    key = (rules.fingerprint(), kernel_filter, basis, memory_ops, list(ranges or []))
+    return remembered_columns(profile.sqlite_path, key, lambda: summarize_ranges(
+        profile, rules, kernel_filter, basis, memory_ops, ranges))
 
 
 def breakdown_frame(profile: Profile, basis: str = "kernel", level: str = "category", rules=None,

@@ -74,6 +74,13 @@ class RuleSet:
     rules: tuple[Rule, ...]
     sources: tuple[str, ...] = ("built-in",)
 
+    def fingerprint(self) -> str:
+        """A digest of the categories, patterns and order (their repr names each one's pattern and file): what a
+        result remembered in the cache folder was classified by."""
+        import hashlib
+
+        return hashlib.sha256(repr((self.categories, self.rules)).encode()).hexdigest()
+
     def classify(self, name: str | None) -> Match:
         """The first rule whose pattern is found in `name`; `other` when none is."""
         if name:

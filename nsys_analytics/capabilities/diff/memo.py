@@ -16,14 +16,12 @@ Nothing is written beside the file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...data.cache.folder import cache_dir, enabled, min_size
-from ...data.cache.memo import SUMMARIES, recalled
+from ...data.cache.memo import for_profile
 from .summary import ProfileSummary
 
 if TYPE_CHECKING:
@@ -38,24 +36,8 @@ def summary_of(path: str | Path, rules: RuleSet, attribution: str, part: str,
                compute: Callable[[], ProfileSummary]) -> ProfileSummary:
     """`compute()`, or what it returned before for the file's present content (`attribution` and `part` as the
     caller names them; it sets the path, label and rank it asks for: they are not part of the key)."""
-    if not enabled():
-        return compute()
-    from ...data.cache.identity import identity, path_prefix
-
-    path = Path(path)
-    try:
-        if path.stat().st_size < min_size():
-            return compute()
-        salt = f"{FORMAT}\0{attribution}\0{part}\0{_fingerprint(rules)}"
-        memo = cache_dir() / SUMMARIES / f"{path_prefix(path)}{identity(path, salt)}.json"
-    except OSError:  # not a file (missing, a folder of Parquet files): compute() says what it is
-        return compute()
-    return recalled(path, memo, compute, _load, _dump, KEEP)
-
-
-def _fingerprint(rules: RuleSet) -> str:
-    """The rules' categories, patterns and order (their repr names each one's pattern and file)."""
-    return hashlib.sha256(repr((rules.categories, rules.rules)).encode()).hexdigest()
+    salt = f"{FORMAT}\0{attribution}\0{part}\0{rules.fingerprint()}"
+    return for_profile(Path(path), "json", salt, compute, _load, _dump, KEEP, MAX_BYTES)
 
 
 def _load(text: str) -> ProfileSummary | None:
@@ -66,6 +48,5 @@ def _load(text: str) -> ProfileSummary | None:
         return None
 
 
-def _dump(summary: ProfileSummary) -> str | None:
-    text = json.dumps(summary.to_json(), separators=(",", ":"))
-    return text if len(text) <= MAX_BYTES else None
+def _dump(summary: ProfileSummary) -> str:
+    return json.dumps(summary.to_json(), separators=(",", ":"))

@@ -47,21 +47,10 @@ class Inputs:
 
 def remembered(path: Path, options: tuple, compute: Callable[[], Inputs]) -> Inputs:
     """`compute()`, or what it returned before for the file's present content and these window `options`."""
-    from ...data.cache.folder import cache_dir, enabled, min_size
-    from ...data.cache.memo import SUMMARIES, recalled
+    from ...data.cache.memo import for_profile
 
-    if not enabled():
-        return compute()
-    from ...data.cache.identity import identity, path_prefix
-
-    try:
-        if not path.is_file() or path.stat().st_size < min_size():
-            return compute()
-        salt = "\0".join([FORMAT, *map(str, options)])
-        memo = cache_dir() / SUMMARIES / f"{path_prefix(path)}{identity(path, salt)}.modules"
-    except OSError:
-        return compute()
-    return recalled(path, memo, compute, _load, _dump, KEEP)
+    salt = "\0".join([FORMAT, *map(str, options)])
+    return for_profile(path, "modules", salt, compute, _load, _dump, KEEP, MAX_BYTES)
 
 
 def _load(text: str) -> Inputs | None:
@@ -71,6 +60,5 @@ def _load(text: str) -> Inputs | None:
         return None
 
 
-def _dump(inputs: Inputs) -> str | None:
-    text = json.dumps(inputs.to_json(), separators=(",", ":"))
-    return text if len(text) <= MAX_BYTES else None
+def _dump(inputs: Inputs) -> str:
+    return json.dumps(inputs.to_json(), separators=(",", ":"))
