@@ -35,9 +35,9 @@ _LAUNCH = re.compile(r"\b(" + "|".join(LAUNCH_COLUMNS) + r")\b")
 PROJECTED = ("kernels_in",)
 # Views stored as tables, built the first time a query reads them. The kernel table is stored without its bad rows
 # (bad_rows.py), so views over it can be stored too.
-MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops", "_kernel_name_stats", "_kernel_durations",
-                "_range_durations", "_nvtx_kernel_stats", "_nvtx_range_projection", "_nvtx_kernel_stats_process",
-                "_nvtx_kernel_stats_gpu")
+MATERIALIZED = ("_launch_threads", "cuda_api", "kernels", "_range_ops", "_kernel_name_stats", "_kernel_launch_stats",
+                "_kernel_durations", "_range_durations", "_nvtx_kernel_stats", "_nvtx_range_projection",
+                "_nvtx_kernel_stats_process", "_nvtx_kernel_stats_gpu")
 # Stored views that read a stored _range_ops when it is there but do not build it first: the first `nvtx-kernels`
 # joins each operation to its launch inside its own grouping, which costs less than writing 12 M joined rows to a
 # file and reading them back (10 M kernels from an empty cache, load 3: 51 s of CPU with the stored join, 32 s
