@@ -165,6 +165,10 @@ def folders() -> list[str]:
 
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# One pass over a query: a string literal (kept), a `--` comment (dropped), a `$name` (its value). Comments go before
+# any value is put in: a value inside a comment would end it at a line break of its own (a range name with '\r' or
+# '\n') and the rest of the value would be read as SQL; a `$name` inside a literal stays text.
+_TOKENS = re.compile(r"('(?:[^']|'')*')|(--[^\n]*)|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def inline_params(text: str, params: dict) -> str:
@@ -178,12 +182,16 @@ def inline_params(text: str, params: dict) -> str:
     """
 
     def literal(m: re.Match) -> str:
-        name = m.group(1)
+        quoted, comment, name = m.groups()
+        if quoted is not None:
+            return quoted
+        if comment is not None:
+            return ""
         if name not in params:
             raise KeyError(f"query parameter ${name} has no value")
         return sql_literal(params[name])
 
-    return _PARAM.sub(literal, text)
+    return _TOKENS.sub(literal, text)
 
 
 class Relation(str):

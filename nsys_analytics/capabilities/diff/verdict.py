@@ -115,8 +115,9 @@ def _from_to(j: dict) -> str:
 
 def _noise_words(h: dict) -> str:
     runs = h["runs"]
-    window = (f"steady state: {h['base_instances']} vs {h['new_instances']} steps" if h["unit"] == "per step"
-              else "whole capture")
+    counted = h["base_instances"] is not None  # no step family common to both sides: no counts to give
+    window = ("steady state" + (f": {h['base_instances']} vs {h['new_instances']} steps" if counted else "")
+              if h["unit"] == "per step" else "whole capture")
     if h["kernel"]["p_value"] is not None:
         ps = [f"{name} p = {h[name]['p_value']:.2g}" for name in ("step", "kernel") if h[name]]
         return f"{window}; Welch's t on {runs[0]} vs {runs[1]} runs: {', '.join(ps)}"
