@@ -8,12 +8,12 @@
 -- an interval inside one column adds its (clipped) length to it; one that crosses column edges (wider than a
 -- pixel; timeline_events lists those) is cut at the edges it crosses, so every column's sum is exact.
 -- Needs: _serve_events (serve_events.sql). Params: $t0, $t1 (ns); $ns_per_px (ns, >= 1).
-WITH hit AS (
+WITH hit AS NOT MATERIALIZED (  -- read in place by both branches, not copied first
     SELECT lane, cat, greatest(start_ns, $t0) AS s, least(end_ns, $t1) AS e
     FROM _serve_events
     WHERE start_ns < $t1 AND end_ns > $t0
 ),
-cols AS (
+cols AS NOT MATERIALIZED (
     SELECT lane, cat, s, e, (s - $t0) // $ns_per_px AS c0, (e - 1 - $t0) // $ns_per_px AS c1
     FROM hit
 ),

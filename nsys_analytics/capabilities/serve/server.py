@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import urlsplit
@@ -34,7 +35,10 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, ctype, static_file(name))
         elif url.path.startswith("/api/"):
             try:
-                self._send(*api.handle(self.server.session, url.path, url.query))
+                start = time.perf_counter()
+                answer = api.handle(self.server.session, url.path, url.query)
+                # the server's own time, for the browser's developer tools and bench/bench_serve.py
+                self._send(*answer, timing=f"app;dur={(time.perf_counter() - start) * 1000:.1f}")
             except Exception as e:  # noqa: BLE001 - a bug: one line to the browser, never a traceback
                 self.server.log(f"internal error on {url.path}: {type(e).__name__}: {e}")
                 self._send(500, api.JSON, json.dumps({"error": f"internal error: {type(e).__name__}"}).encode())
@@ -46,8 +50,10 @@ class Handler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD  # read-only
 
-    def _send(self, status: int, ctype: str, body: bytes) -> None:
+    def _send(self, status: int, ctype: str, body: bytes, timing: str | None = None) -> None:
         self.send_response(status)
+        if timing:
+            self.send_header("Server-Timing", timing)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Content-Security-Policy", CSP)

@@ -290,7 +290,10 @@ class Timeline {
       g.fillStyle = i % 2 ? "#f6f8fb" : "#fff"; g.fillRect(0, y, w, LANE_H);
       g.fillStyle = "#1d2330"; g.fillText(lane.label, 4, y + 15, LABEL_W - 8);
     });
-    if (this.data) this.drawData(g, w);
+    if (this.data) {
+      this.drawData(g, w);
+      if (state.firstPaint === undefined) state.firstPaint = performance.now();  // ms since the page began to load
+    }
     state.draws += 1;
   }
 
@@ -320,7 +323,9 @@ class Timeline {
   }
 
   axis(g, w) {
-    const span = this.t1 - this.t0, step = Math.pow(10, Math.floor(Math.log10(span / 5)));
+    // ticks 1, 2 or 5 x 10^k ns apart, at least 90 px
+    const span = this.t1 - this.t0, least = span * 90 / this.width, decade = Math.pow(10, Math.floor(Math.log10(least)));
+    const step = [1, 2, 5, 10].map((m) => m * decade).find((s) => s >= least);
     g.fillStyle = "#5a6476"; g.font = "10px system-ui, sans-serif";
     for (let t = Math.ceil(this.t0 / step) * step; t < this.t1; t += step) {
       const x = this.xAt(t);
