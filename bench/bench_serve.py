@@ -111,7 +111,8 @@ def main() -> None:
     stop(proc)
     proc, url, warm = start(profile)
     try:
-        print(f"start-up until the URL is printed: {cold:.2f} s (first run, builds the cache), {warm:.2f} s (warm)")
+        print(f"start-up until the URL is printed: {cold:.2f} s (first start: builds the cache unless an earlier run did), "
+              f"{warm:.2f} s (warm)")
         lanes = json.loads(urllib.request.urlopen(url + "api/lanes?p=p0", timeout=60).read())
         print(f"{len(lanes['lanes'])} lanes")
         server = []

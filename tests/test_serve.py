@@ -133,16 +133,20 @@ def windows(lanes: dict, intervals: dict) -> list[tuple[int, int, int]]:
     t0, t1 = lanes["start_ns"], lanes["end_ns"]
     starts = sorted(s for rows in intervals.values() for s, _e, _c in rows)
     mid = starts[len(starts) // 2] - 1_000_003
-    return [(t0, t1, 1000), (t0 - 12345, t1 + 6789, 733), (mid, mid + 2_000_000, 640), (mid + 1_000_000, mid + 1_040_000, 97)]
+    return [(t0, t1, 1000), (t0 - 12345, t1 + 6789, 733), (mid - 40_000_017, mid + 60_000_000, 97),
+            (mid, mid + 2_000_000, 640), (mid + 1_000_000, mid + 1_040_000, 97)]
 
 
-@pytest.mark.parametrize("which", range(4))
+@pytest.mark.parametrize("which", range(5))
 def test_window_columns_equal_a_brute_force_reference(base, rank0, which):
     pid, lanes, intervals = rank0
     t0, t1, px = windows(lanes, intervals)[which]
     answer = get_json(base, f"/api/timeline?p={pid}&t0={t0}&t1={t1}&px={px}")
     npp = answer["ns_per_px"]
-    assert npp == -(-(t1 - t0) // px)
+    # wide windows come from the coarse grid: rounded out to whole buckets, columns at most a quarter wider
+    assert answer["coarse"] == (which < 3)
+    assert answer["t0"] <= t0 and answer["t1"] >= t1 and -(-(t1 - t0) // px) <= npp <= 1.25 * (t1 - t0) / px + 1
+    t0, t1 = answer["t0"], answer["t1"]
     gpu = [lane for lane in lanes["lanes"] if lane["kind"] == "gpu"]
     assert {(g["pid"], g["device"], g["stream"]) for g in gpu} == set(intervals)
     checked = 0
@@ -158,7 +162,7 @@ def test_window_columns_equal_a_brute_force_reference(base, rank0, which):
 
 def test_a_zoomed_window_lists_wide_kernels_by_name(base, rank0):
     pid, lanes, intervals = rank0
-    t0, t1, _ = windows(lanes, intervals)[2]
+    t0, t1, _ = windows(lanes, intervals)[3]
     answer = get_json(base, f"/api/timeline?p={pid}&t0={t0}&t1={t1}&px=2000")
     kernels = [e for e in answer["events"] if e[5] == 0]
     assert kernels and all(isinstance(e[6], str) and e[6] for e in kernels)

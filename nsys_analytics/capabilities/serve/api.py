@@ -140,7 +140,7 @@ def _timeline(served: Served, args: dict) -> dict:
     timeline = _prepared(served)
     window = timeline_window.Window(_int(args, "t0"), _int(args, "t1"), _int(args, "px"))
     with served.lock:
-        return timeline_window.answer(served.profile, window)
+        return timeline_window.answer(served.profile, window, timeline)
 
 
 def _int(args: dict, name: str) -> int:
