@@ -28,7 +28,7 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self):  # noqa: N802 - the standard library's name
+    def do_GET(self):  # the standard library's name
         url = urlsplit(self.path)
         if url.path in STATIC:
             name, ctype = STATIC[url.path]
@@ -45,7 +45,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, api.JSON, b'{"error":"not found"}')
 
-    def do_HEAD(self):  # noqa: N802
+    def do_HEAD(self):
         self._send(405, api.JSON, b'{"error":"GET only"}')
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD  # read-only
@@ -65,7 +65,7 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def log_message(self, format, *args):  # noqa: A002 - quiet: the console is the user's
+    def log_message(self, format, *args):  # quiet: the console is the user's
         pass
 
 
