@@ -31,7 +31,7 @@ from nsys_analytics.capabilities.serve.timeline_window import MAX_EVENTS
 from nsys_analytics.cli.main import cli
 
 from . import chromium
-from .conftest import PROFILES, RANKS
+from .conftest import FIXTURES, PROFILES, RANKS
 
 RUN = RANKS / "ddp_balanced"
 RANK0 = RUN / "ddp_balanced.0.sqlite"
@@ -387,3 +387,24 @@ def screenshot(base: str, path: Path) -> None:
 
 def test_no_file_is_written_beside_the_profiles(base):
     assert sorted(os.listdir(RUN)) == [RANK0.name, "ddp_balanced.1.sqlite"]
+
+
+def test_a_kernel_page_has_its_ncu_metrics_with_ncu():
+    """--ncu: a kernel's page holds the rows `ncu REPORT --nsys PROFILE` gives for its name (through the API
+    handler itself: the module's one server serves other profiles)."""
+    from nsys_analytics.capabilities.serve import api
+
+    nsys, ncu = FIXTURES / "ncu" / "matmul_nsys.sqlite", FIXTURES / "ncu" / "matmul_basic_raw.csv"
+    session = open_session([str(nsys)], ncu=str(ncu))
+    try:
+        name = "softmax_warp_forward"
+        row = next(r for r in cli_json("kernels", nsys, "--format", "json") if name in r["name"])
+        demangled = row["name"]
+        status, _, body = api.handle(session, "/api/table", urllib.parse.urlencode(
+            {"view": "instances", "p": "p0", "name": demangled}))
+        tables = json.loads(body)["tables"]
+    finally:
+        close_session(session)
+    expected = cli_json("ncu", ncu, "--nsys", nsys, "--match", f"^{name}$", "--format", "json")
+    assert status == 200 and tables["ncu"]["rows"] == expected and len(expected) > 0
+    assert len(tables["instances"]["rows"]) == row["instances"]

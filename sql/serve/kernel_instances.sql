@@ -18,7 +18,8 @@ SELECT
     block_x,                                   -- block size in x (threads)
     block_y,                                   -- block size in y
     block_z,                                   -- block size in z
-    registers_per_thread                       -- registers per thread
+    registers_per_thread,                      -- registers per thread
+    short_name                                 -- base name (nsys :base; Nsight Compute's kernel name)
 FROM _kernel_rows
 WHERE name = $name
 ORDER BY start_ns, device, stream

@@ -43,6 +43,7 @@ class Served:
     profile: object
     rules: object
     timeline: timeline_window.Timeline | None = None
+    ncu: str | None = None  # an Nsight Compute report of the same program (--ncu)
     lock: threading.Lock = field(default_factory=threading.Lock)  # one DuckDB connection: one query at a time
 
     def to_dict(self) -> dict:

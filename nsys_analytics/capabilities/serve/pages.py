@@ -47,13 +47,36 @@ def categories(served, args: dict) -> Report:
 
 
 def instances(served, args: dict) -> Report:
-    """The executions of one kernel (by demangled name), in time order."""
+    """The executions of one kernel (by demangled name), in time order; with `--ncu`, its Nsight Compute rows."""
     if not args.get("name"):
         raise UsageError("give the kernel's name: name=...")
     result = served.profile.run_file("serve", "kernel_instances", {"name": args["name"], "limit": INSTANCE_LIMIT})
     if len(result.rows) == INSTANCE_LIMIT:
         result.notes.append(f"The first {INSTANCE_LIMIT} executions in time order.")
-    return TableReport(result, "instances")
+    if served.ncu is None:
+        return TableReport(result, "instances")
+    short = result.rows[0][result.columns.index("short_name")] if result.rows else None
+    return TablesReport({"instances": result, "ncu": ncu_rows(served, short)})
+
+
+def ncu_rows(served, short_name: str | None) -> Result | str:
+    """`ncu REPORT --nsys PROFILE --match '^NAME$'` (its JSON's numbers: base units), or why there are none."""
+    import re
+
+    from ..ncu.analysis import Options, analyze
+    from ..ncu.nsys_join import add_columns, join_nsys
+    from ..ncu.report import NcuReport
+    from ..ncu.table import for_format
+
+    if short_name is None:
+        return "no execution of this kernel in the profile"
+    try:
+        with NcuReport(served.ncu) as r:
+            analysis = analyze(r, Options(match=f"^{re.escape(short_name)}$"))
+            add_columns(analysis, join_nsys(r, served.profile.path))
+    except UsageError:  # no result of that name in the report
+        return f"the Nsight Compute report has no kernel named {short_name}"
+    return for_format(analysis, "json")
 
 
 def overview(served, args: dict) -> Report:

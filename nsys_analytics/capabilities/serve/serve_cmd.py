@@ -25,8 +25,11 @@ DEFAULT_PORT = 8765
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; only this machine can connect by default.")
 @click.option("--by-rank", is_flag=True, help="Treat one report holding several processes as one rank per process.")
+@click.option("--ncu", "ncu_report", type=click.Path(path_type=str, readable=False), metavar="REPORT",
+              help="An Nsight Compute report (.ncu-rep or raw CSV) of the same program: a kernel's page shows its "
+                   "metrics, as `ncu REPORT --nsys PROFILE`.")
 @RULES_OPTION
-def command(profiles, vs, port, host, by_rank, rules_files):
+def command(profiles, vs, port, host, by_rank, ncu_report, rules_files):
     """Explore profiles in a browser: overview, a zoomable timeline, kernels, NVTX ranges, categories, ranks, diff.
 
     A local web app over one profile, the ranks of one run (files or a folder), or two profiles compared
@@ -42,7 +45,7 @@ def command(profiles, vs, port, host, by_rank, rules_files):
     """
     from .server import Server
 
-    session = open_session(list(profiles), list(vs), rules_files, by_rank)
+    session = open_session(list(profiles), list(vs), rules_files, by_rank, ncu_report)
     try:
         try:
             server = Server(session, host, port)
@@ -59,7 +62,8 @@ def command(profiles, vs, port, host, by_rank, rules_files):
         close_session(session)
 
 
-def open_session(profiles: list[str], vs: list[str] = (), rules_files=(), by_rank: bool = False):
+def open_session(profiles: list[str], vs: list[str] = (), rules_files=(), by_rank: bool = False,
+                 ncu: str | None = None):
     """Open every profile before anything listens: a bad file is its one-line error, as in every command."""
     from ..categories import load_rules
     from .api import Served, Session
@@ -78,7 +82,12 @@ def open_session(profiles: list[str], vs: list[str] = (), rules_files=(), by_ran
             click.echo(line, err=True)
         opened = [(m.name, f"rank {m.rank}", open_profile(m)) for m in pset.members]
     opened += [(Path(p).name, "compared (--vs)", open_profile(p)) for p in vs]
-    served = [Served(f"p{i}", name, role, profile, rules) for i, (name, role, profile) in enumerate(opened)]
+    if ncu is not None:
+        from ..ncu.report import NcuReport
+
+        NcuReport(ncu).close()  # a bad report: its one-line error now
+    served = [Served(f"p{i}", name, role, profile, rules, ncu=None if role.startswith("compared") else ncu)
+              for i, (name, role, profile) in enumerate(opened)]
     for s in served:  # the timeline's tables now, so that the first paint waits for no one
         s.timeline = prepare(s.profile, rules)
     base = profiles if pset is None else list(dict.fromkeys(m.path for m in pset.members))  # a folder: its files
