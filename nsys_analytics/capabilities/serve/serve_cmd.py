@@ -33,15 +33,16 @@ def command(profiles, vs, port, host, by_rank, ncu_report, rules_files):
     """Explore profiles in a browser: overview, a zoomable timeline, kernels, NVTX ranges, categories, ranks, diff.
 
     A local web app over one profile, the ranks of one run (files or a folder), or two profiles compared
-    (--vs). The timeline asks only for the window on screen, summed per pixel column in DuckDB, so it stays
-    fast on ten million kernels. Read-only; only the profiles named here are reachable. Ctrl-C stops it.
-    See docs/explore.md.
+    (--vs). The timeline asks only for the window on screen, summed per pixel column in DuckDB: an answer's
+    size depends on the pixels, not on the kernels. Read-only; only the profiles named here are reachable.
+    Ctrl-C stops it. See docs/explore.md.
 
     \b
     Examples:
       nsys-analytics serve run.sqlite
       nsys-analytics serve runs/ --port 9000
       nsys-analytics serve before.sqlite --vs after.sqlite
+      nsys-analytics serve run.sqlite --ncu run.ncu-rep
     """
     from .server import Server
 
