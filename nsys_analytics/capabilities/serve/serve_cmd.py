@@ -72,7 +72,7 @@ def open_session(profiles: list[str], vs: list[str] = (), rules_files=(), by_ran
 
     rules = load_rules(rules_files)
     pset = None
-    if len(profiles) == 1 and Path(profiles[0]).is_file() and not by_rank:
+    if len(profiles) == 1 and _one_profile(Path(profiles[0])) and not by_rank:
         opened = [(Path(profiles[0]).name, "profile", open_profile(profiles[0]))]
     else:
         from ...data.engine import make_engine
@@ -93,6 +93,13 @@ def open_session(profiles: list[str], vs: list[str] = (), rules_files=(), by_ran
         s.timeline = prepare(s.profile, rules)
     base = profiles if pset is None else list(dict.fromkeys(m.path for m in pset.members))  # a folder: its files
     return Session(served, rules, pset, base, vs)
+
+
+def _one_profile(path: Path) -> bool:
+    """A file, or a folder that is one parquetdir/arrowdir export (not a folder of profiles)."""
+    from ...data.columnar import is_export_dir
+
+    return path.is_file() or is_export_dir(path)
 
 
 def close_session(session) -> None:
