@@ -408,3 +408,23 @@ def test_a_kernel_page_has_its_ncu_metrics_with_ncu():
     expected = cli_json("ncu", ncu, "--nsys", nsys, "--match", f"^{name}$", "--format", "json")
     assert status == 200 and tables["ncu"]["rows"] == expected and len(expected) > 0
     assert len(tables["instances"]["rows"]) == row["instances"]
+
+
+def test_an_export_folder_is_one_profile():
+    session = open_session([str(PROFILES / "gpt_train_cols_parquetdir")])
+    try:
+        assert [s.role for s in session.served.values()] == ["profile"] and session.pset is None
+    finally:
+        close_session(session)
+
+
+@needs_chromium
+def test_a_finding_links_to_its_window(base, browser):
+    pid = ids(base)[RANK0.name]
+    findings = get_json(base, f"/api/table?view=overview&p={pid}")["doc"]["diagnose"]["findings"]
+    first = next(f["windows"][0] for f in findings if f["windows"])
+    navigate(browser, f"{base}#/overview?p={pid}")
+    wait(browser, "document.querySelector('.finding a') !== null")
+    href = browser.evaluate("document.querySelector('.finding a').getAttribute('href')")
+    args = dict(urllib.parse.parse_qsl(href.split("?", 1)[1]))
+    assert args["p"] == pid and int(args["t0"]) < first["start_ns"] < first["end_ns"] < int(args["t1"])
