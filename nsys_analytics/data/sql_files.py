@@ -42,6 +42,8 @@ PIPELINE_OBJECTS = {
         "driver", "runtime", "kernels", "memcpy", "memset", "graphs", "nvtx", "categories", "early_ops")},
     "steps": "ranks/data.py (the step_ranges rows)",
     "compat._all_kernels": "bad_rows.py (every row of the raw kernel table)",
+    **{f"_serve_{n}": "serve/timeline_window.py" for n in ("lanes", "categories", "nvtx_names", "events",
+                                                                      "buckets", "wide")},
 }
 
 
