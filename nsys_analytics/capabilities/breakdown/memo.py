@@ -3,44 +3,33 @@ categories) are recomputed from every NVTX range's kernels otherwise, which grow
 kernels, where the other warm reports stay under a second). Kept as `summaries/<stem>-<path hash>-<key>.breakdown`,
 the key hashing the file's identity with FORMAT, the category rules' fingerprint, the kernel filter, the basis, the
 memory option and the ranges named; the rules are as of this run, so a changed TOML file is another key. Only for
-profiles of at least the cache's minimum size, never with --no-cache (data/cache/memo.py, for_profile).
+profiles of at least the cache's minimum size, never with --no-cache (data/cache/remembered.py).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import astuple
 from pathlib import Path
-
-from ..categories.data import NameTime
-from .report import Basis, Column
+from typing import Any
 
 FORMAT = "breakdown-ranges-v1"  # change it when summarize_ranges computes something else
 KEEP = 64
 MAX_BYTES = 16 * 2**20
 
 
-def remembered_columns(path: Path, key: tuple, compute: Callable[[], list[Column]]) -> list[Column]:
-    from ...data.cache.memo import for_profile
+def remembered_columns(path: Path, key: tuple, compute: Callable[[], list], from_json: Callable[[Any], Any]) -> list:
+    """`compute()` (columns with a `to_json()`), or the columns it gave before, made anew by `from_json`."""
+    from ...data.cache.remembered import per_file
+
+    def load(text: str) -> list | None:
+        try:
+            return [from_json(c) for c in json.loads(text)]
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def dump(columns: list) -> str:
+        return json.dumps([c.to_json() for c in columns], separators=(",", ":"))
 
     salt = "\0".join([FORMAT, *map(repr, key)])
-    return for_profile(path, "breakdown", salt, compute, _load, _dump, KEEP, MAX_BYTES)
-
-
-def _dump(columns: list[Column]) -> str:
-    return json.dumps([{"label": c.label, "names": [astuple(n) for n in c.names], "basis": astuple(c.basis),
-                        "window": c.window} for c in columns], separators=(",", ":"))
-
-
-def _load(text: str) -> list[Column] | None:
-    try:
-        return [Column(c["label"], [_name_time(n) for n in c["names"]], Basis(*c["basis"]), c["window"])
-                for c in json.loads(text)]
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def _name_time(row: list) -> NameTime:
-    category, rule, tags, *rest = row
-    return NameTime(category, rule, tuple(tags), *rest)
+    return per_file(path, "breakdown", salt, compute, load, dump, KEEP, MAX_BYTES)

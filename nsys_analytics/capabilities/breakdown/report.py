@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import TYPE_CHECKING
 
 from ..categories.data import NameTime, name_times, require_kernels, with_counts
@@ -60,6 +60,16 @@ class Column:
 
     def pct(self, time_ns: float) -> float:
         return 100.0 * time_ns / self.basis.total_ns if self.basis.total_ns else 0.0
+
+    def to_json(self) -> dict:
+        """Plain JSON values (memo.py keeps a --by range breakdown's columns in the cache folder)."""
+        return {"label": self.label, "names": [astuple(n) for n in self.names], "basis": astuple(self.basis),
+                "window": self.window}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Column:
+        names = [NameTime(category, rule, tuple(tags), *rest) for category, rule, tags, *rest in d["names"]]
+        return cls(d["label"], names, Basis(*d["basis"]), d["window"])
 
 
 @dataclass(frozen=True)
@@ -362,7 +372,7 @@ def _ranges_remembered(profile: Profile, rules: RuleSet, kernel_filter: KernelFi
 
     key = (rules.fingerprint(), kernel_filter, basis, memory_ops, list(ranges or []))
     return remembered_columns(profile.sqlite_path, key, lambda: summarize_ranges(
-        profile, rules, kernel_filter, basis, memory_ops, ranges))
+        profile, rules, kernel_filter, basis, memory_ops, ranges), Column.from_json)
 
 
 def breakdown_frame(profile: Profile, basis: str = "kernel", level: str = "category", rules=None,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...data.cache.memo import for_profile
+from ...data.cache.remembered import per_file
 from .summary import ProfileSummary
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def summary_of(path: str | Path, rules: RuleSet, attribution: str, part: str,
     """`compute()`, or what it returned before for the file's present content (`attribution` and `part` as the
     caller names them; it sets the path, label and rank it asks for: they are not part of the key)."""
     salt = f"{FORMAT}\0{attribution}\0{part}\0{rules.fingerprint()}"
-    return for_profile(Path(path), "json", salt, compute, _load, _dump, KEEP, MAX_BYTES)
+    return per_file(Path(path), "json", salt, compute, _load, _dump, KEEP, MAX_BYTES)
 
 
 def _load(text: str) -> ProfileSummary | None:

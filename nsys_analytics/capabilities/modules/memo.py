@@ -47,10 +47,10 @@ class Inputs:
 
 def remembered(path: Path, options: tuple, compute: Callable[[], Inputs]) -> Inputs:
     """`compute()`, or what it returned before for the file's present content and these window `options`."""
-    from ...data.cache.memo import for_profile
+    from ...data.cache.remembered import per_file
 
     salt = "\0".join([FORMAT, *map(str, options)])
-    return for_profile(path, "modules", salt, compute, _load, _dump, KEEP, MAX_BYTES)
+    return per_file(path, "modules", salt, compute, _load, _dump, KEEP, MAX_BYTES)
 
 
 def _load(text: str) -> Inputs | None:

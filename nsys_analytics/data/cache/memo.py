@@ -41,31 +41,6 @@ def recalled(source: Path, memo: Path, compute: Callable[[], T], load: Callable[
     return result
 
 
-def for_profile(path: Path, suffix: str, salt: str, compute: Callable[[], T], load: Callable[[str], T | None],
-                dump: Callable[[T], str], keep: int, max_bytes: int) -> T:
-    """`compute()`, or what it returned before for the profile file's present content and `salt`, kept in
-    SUMMARIES as `<path prefix><key>.<suffix>`. Computed each time without the cache (`--no-cache`), for a profile
-    below the cache's minimum size (it is quick to read), for anything but a file, and where the text is larger
-    than `max_bytes`."""
-    from .folder import enabled, min_size
-    from .identity import identity, path_prefix
-
-    if not enabled():
-        return compute()
-    try:
-        if not path.is_file() or path.stat().st_size < min_size():
-            return compute()
-        memo = cache_dir() / SUMMARIES / f"{path_prefix(path)}{identity(path, salt)}.{suffix}"
-    except OSError:
-        return compute()
-
-    def bounded(result: T) -> str | None:
-        text = dump(result)
-        return text if len(text) <= max_bytes else None
-
-    return recalled(path, memo, compute, load, bounded, keep)
-
-
 def remember(memo: Path, text: str, keep: int) -> None:
     """Write `text` to `memo`; then at most `keep` files of its suffix stay in its folder, the most recently
     written."""
