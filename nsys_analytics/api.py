@@ -89,12 +89,7 @@ class Profile(data_access.Profile):
         table: 'modules' (ms, ratio, kernels, share, TFLOP/s per module) or 'kernels' (the `top` heaviest per
         module and direction); depth folds the module tree; window: 'steady' or 'all'.
         """
-        from .capabilities.modules.render import ModulesOutput
-        from .capabilities.modules.run import modules_report
-        from .output.render import pick_table
-
-        tables = ModulesOutput(modules_report(self, depth, top, window)).tables()
-        return pick_table(tables, table, "modules").to_pandas()
+        return _modules_frame(self, depth, top, window, table)
 
     def attach(self, path: str | Path, alias: str) -> Profile | NcuReport:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`).
@@ -208,6 +203,15 @@ class ProfileSet(set_access.ProfileSet):
         out = pd.concat([f.assign(rank=r) for r, f in zip(self.ranks, frames)], ignore_index=True)
         return out[["rank", *[c for c in out.columns if c != "rank"]]]
 
+    def modules(self, depth: int | None = None, top: int = 3, window: str = "steady", table: str = "modules"):
+        """Each rank's `Profile.modules` table stacked with a `rank` column (= `nsys-analytics modules
+        PROFILES...`). No combined table: compare a module across ranks."""
+        import pandas as pd
+
+        frames = self.map(_rank_modules, depth, top, window, table)
+        out = pd.concat([f.assign(rank=r) for r, f in zip(self.ranks, frames)], ignore_index=True)
+        return out[["rank", *[c for c in out.columns if c != "rank"]]]
+
     def nccl(self):
         """The normalized NCCL operations of every rank (op, bytes where known, duration, stream, ...)."""
         from .capabilities.ranks.sets import nccl_frame
@@ -248,6 +252,20 @@ def _rank_breakdown(member, basis, level, rules, top, memory_ops, by, ranges, wi
 
     with member.open() as p:
         return breakdown_frame(p, basis, level, rules, top, memory_ops, by, ranges, window, **filters)
+
+
+def _modules_frame(profile, depth, top, window, table):
+    from .capabilities.modules.render import ModulesOutput
+    from .capabilities.modules.run import modules_report
+    from .output.render import pick_table
+
+    tables = ModulesOutput(modules_report(profile, depth, top, window)).tables()
+    return pick_table(tables, table, "modules").to_pandas()
+
+
+def _rank_modules(member, depth, top, window, table):
+    with member.open() as p:
+        return _modules_frame(p, depth, top, window, table)
 
 
 def _rank_df(member, query, params):

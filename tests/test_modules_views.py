@@ -149,3 +149,12 @@ def test_a_second_run_reads_the_remembered_attribution(instrument, tmp_path, mon
     assert result.exit_code != 0  # another window: not remembered, so it reads (and here refuses)
     monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1")
     assert run("modules", instrument, "--format", "json").exit_code != 0  # --no-cache never reads a memo
+
+
+def test_the_python_set_call_stacks_each_ranks_table(instrument, emit_nvtx):
+    ps = na.open_set([str(instrument), str(emit_nvtx)], jobs=1)
+    frame = ps.modules(depth=1)
+    for rank, path in enumerate([instrument, emit_nvtx]):
+        part = frame[frame["rank"] == rank].drop(columns="rank")
+        own = part.astype(object).where(part.notna(), None).to_dict("records")  # no TFLOP/s: NaN in a frame
+        assert own == one(path, "--depth", "1")["modules"]

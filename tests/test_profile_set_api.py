@@ -86,7 +86,7 @@ def _check_split(paths, method: str, whole_source=TRAIN, drop=(), **kwargs):
 def test_the_set_offers_every_report_method_of_the_single_profile_api():
     single = {m for m in vars(nsys_analytics.Profile) if not m.startswith("_")} - {"attach"}
     assert single <= {m for m in dir(nsys_analytics.ProfileSet) if not m.startswith("_")}
-    assert single == (set(METHODS) - {"nccl_summary"}) | {"breakdown"}  # nccl: a set-only table
+    assert single == (set(METHODS) - {"nccl_summary"}) | {"breakdown", "modules"}  # nccl: a set-only table
 
 
 def test_kernels_and_classify_on_a_random_split(tmp_path):
