@@ -39,7 +39,7 @@ def command(profile, depth, top, window, step_range, warmup_range, plot, fmt, ou
     GPU time is that of the kernels launched inside the module's ranges; each kernel counts once, in its innermost
     module, and parents add their children's.
 
-    PROFILE: one profile, or several (files, globs, a folder: one export per rank) for one table with a `rank`
+    PROFILES: one profile, or several (files, globs, a folder: one export per rank) for one table with a `rank`
     column.
 
     The source, best first (the output says which): module ranges from
