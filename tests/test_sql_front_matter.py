@@ -26,8 +26,8 @@ _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 # `CREATE ... TABLE $table AS <query>` (attributed_ops): its columns are the query's.
 _CREATE = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP\s+)?TABLE\s+\$\w+\s+AS\s", re.I | re.M)
 # Parameter values for DESCRIBE: NULL, except a relation (FROM $ops) and lists (unnest).
-_VALUES = {"ops": Relation("_op_ranges"), "table": Relation("_front_matter_check"), "patterns": [], "fused_names": [],
-           "names": [], "metrics": []}
+_VALUES = {"ops": Relation("_op_ranges"), "table": Relation("_front_matter_check"),
+           "events": Relation("_serve_events"), "patterns": [], "fused_names": [], "names": [], "metrics": []}
 
 
 def _code(text: str) -> str:

@@ -5,7 +5,7 @@
 -- serve_buckets: the coarse level of the `serve` timeline: the time of the intervals that lie inside one bucket
 -- ($bucket_ns wide, from $origin), summed per lane, bucket and colour. A window whose pixel columns are whole
 -- buckets on this grid is answered from these sums and the few intervals that cross a bucket edge (serve_wide),
--- not from every interval (timeline_columns_coarse.sql). serve/timeline_window.py stores it as _serve_buckets.
+-- not from every interval (timeline_columns.sql on the coarse grid). serve/timeline_window.py stores it as _serve_buckets.
 -- Params: $origin: the grid's start (ns, the first interval's start); $bucket_ns: the bucket width (ns).
 SELECT
     lane,                                      -- _serve_lanes.lane

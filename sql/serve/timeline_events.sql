@@ -1,13 +1,14 @@
 -- name: timeline_events
 -- kind: query
--- params: $limit, $ns_per_px, $t0, $t1
--- needs: _serve_events, strings
+-- params: $events, $limit, $ns_per_px, $t0, $t1
+-- needs: _serve_events, _serve_wide, strings
 -- timeline_events: the intervals of the window [$t0, $t1) that cross a pixel column edge (wider than a pixel),
 -- drawn one by one by the `serve` timeline: the $limit longest, with their kernel names.
--- Needs: _serve_events (serve_events.sql), strings. Params: $t0, $t1 (ns); $ns_per_px (ns); $limit (rows).
+-- Params: $events (_serve_events, or on the coarse grid _serve_wide: the intervals that cross a bucket edge, all
+-- a window of whole buckets can show one by one); $t0, $t1 (ns); $ns_per_px (ns); $limit (rows).
 WITH wide AS (
     SELECT lane, start_ns, end_ns, cat, item, kind
-    FROM _serve_events
+    FROM $events
     WHERE start_ns < $t1 AND end_ns > $t0
       AND (least(end_ns, $t1) - 1 - $t0) // $ns_per_px > (greatest(start_ns, $t0) - $t0) // $ns_per_px
     ORDER BY end_ns - start_ns DESC, start_ns, lane

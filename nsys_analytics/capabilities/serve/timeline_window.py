@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...core.errors import UsageError
-from ...data.sql_files import inline_params, read
+from ...data.sql_files import Relation, inline_params, read
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
@@ -120,14 +120,12 @@ def on_grid(window: Window, timeline: Timeline) -> Window | None:
 def answer(profile: Profile, window: Window, timeline: Timeline) -> dict:
     """The window's columns per lane ([col, busy_ns, cat] each) and its wide intervals."""
     coarse = on_grid(window, timeline)
-    if coarse is not None:
-        window = coarse
-        grid = {**window.params(), "origin": timeline.start_ns or 0, "bucket_ns": timeline.bucket_ns}
-        columns = profile.run_file("serve", "timeline_columns_coarse", grid).rows
-        events = profile.run_file("serve", "timeline_events_coarse", {**window.params(), "limit": MAX_EVENTS + 1}).rows
-    else:
-        columns = profile.run_file("serve", "timeline_columns", window.params()).rows
-        events = profile.run_file("serve", "timeline_events", {**window.params(), "limit": MAX_EVENTS + 1}).rows
+    window = coarse or window
+    events_table = Relation("_serve_wide" if coarse else "_serve_events")
+    grid = {"coarse": coarse is not None, "origin": timeline.start_ns or 0, "bucket_ns": timeline.bucket_ns}
+    columns = profile.run_file("serve", "timeline_columns", {**window.params(), **grid, "events": events_table}).rows
+    events = profile.run_file("serve", "timeline_events", {**window.params(), "events": events_table,
+                                                            "limit": MAX_EVENTS + 1}).rows
     lanes: dict[int, list] = {}
     for lane, col, busy, cat in columns:
         lanes.setdefault(lane, []).append([col, busy, cat])
