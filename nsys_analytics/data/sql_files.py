@@ -166,7 +166,6 @@ def folders() -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("_"))
 
 
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # One pass over a query: a string literal (kept), a `--` comment (dropped), a `$name` (its value). Comments go before
 # any value is put in: a value inside a comment would end it at a line break of its own (a range name with '\r' or
 # '\n') and the rest of the value would be read as SQL; a `$name` inside a literal stays text.

@@ -494,7 +494,7 @@ def _with_step_range(options: ReportOptions, inp: _Input) -> AttentionOptions:
 def _section_f(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSection:
     """From the training profile (backward is there), else the forward one: the module tree to MODULE_DEPTH, and
     the heaviest modules of the whole tree named with their forward and backward time."""
-    from ..modules.report import MODULE_COLUMNS
+    from ..modules.report import MODULE_COLUMNS, to_depth
     from ..modules.run import modules_report
 
     inp = trn if trn.profile is not None else fwd
@@ -515,7 +515,7 @@ def _section_f(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
         if len(leaves) > 1:
             rest = ", ".join(f"{r[col('module')]} ({r[col('step_pct')]:.1f} %)" for r in leaves[1:4])
             lines.append(f"Next: {rest}.")
-    shallow = [r for r in rows if r[col("module")].count(".") < MODULE_DEPTH] if m.source != "emit_nvtx ops" else rows
+    shallow = to_depth(m, MODULE_DEPTH).modules.rows
     table = Table(f"GPU time per module (ms per step, to depth {MODULE_DEPTH})",
                   Result(MODULE_COLUMNS, shallow, []), "modules")
     notes = [*m.modules.notes, f"`nsys-analytics modules {inp.profile.path}` lists every module and its kernels."]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .attribute import EMIT_NVTX_OPS, Attributed
 from .data import ForwardOp
@@ -46,6 +46,16 @@ def build(att: Attributed, forward: dict[tuple[int, int], ForwardOp], steps: int
     notes = _notes(att, steps, step_ns, window, any(flops.values()))
     modules = Result(MODULE_COLUMNS, rows, notes, exact=True)
     return ModulesReport(att.source, window, steps, step_ns / 1e6, modules, _top(att, fold, steps, top))
+
+
+def to_depth(report: ModulesReport, depth: int) -> ModulesReport:
+    """The report's modules no deeper than `depth` (a module's row is the same whether the tree is folded or not);
+    a table by op has no tree and is kept whole."""
+    if report.source == EMIT_NVTX_OPS:
+        return report
+    col = MODULE_COLUMNS.index("module")
+    rows = [r for r in report.modules.rows if r[col].count(".") < depth]
+    return replace(report, modules=Result(MODULE_COLUMNS, rows, report.modules.notes, exact=True))
 
 
 def _row(name, ns, count, flops, steps, step_ns) -> tuple:

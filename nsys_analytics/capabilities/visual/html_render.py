@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..breakdown.plot import plot_report
 from ..modules.plot import plot_modules
+from ..modules.report import to_depth
 from ...output.render import shorten_name, shorten_names
 from ...core.result import Result
 from ...output.textreport import ReportSection
@@ -167,14 +168,8 @@ def _modules(v: ProfileView) -> str:
 
 
 def _modules_png(report) -> bytes:
-    import dataclasses
-
-    col = report.modules.columns.index("module")
-    shallow = [r for r in report.modules.rows if str(r[col]).count(".") < 2] if report.source != "emit_nvtx ops" \
-        else report.modules.rows
-    folded = dataclasses.replace(report, modules=Result(report.modules.columns, shallow, []))
     with tempfile.TemporaryDirectory(prefix="nsys-analytics-") as tmp:
-        return plot_modules(folded, Path(tmp) / "modules.png").read_bytes()
+        return plot_modules(to_depth(report, 2), Path(tmp) / "modules.png").read_bytes()
 
 
 def _assignment(report) -> str:
