@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 STEP_METRICS = ("gpu", "kernels")  # GPU busy time per step, kernel time per step
 META_KEY = "step_metrics"
 FORMAT = "steps-v1"  # change it when `per_step` computes something else
+MAX_BYTES = 2**20  # a few KB each; a larger one is computed each time
 KEEP = 256  # remembered figures (a few KB each) in the cache folder's summaries/, the most recently written
 
 
@@ -111,19 +112,9 @@ def _remembered(path: str, compute):
     added to another catalog, then loads no DuckDB (nor the diff report that names the step family)."""
     from pathlib import Path
 
-    from ...data.cache.folder import cache_dir, enabled, min_size
-    from ...data.cache.memo import SUMMARIES, recalled
+    from ...data.cache.remembered import per_file
 
-    try:
-        if not enabled() or Path(path).stat().st_size < min_size():
-            return compute()
-        from ...data.cache.identity import identity, path_prefix
-
-        salt = FORMAT
-        memo = cache_dir() / SUMMARIES / f"{path_prefix(Path(path))}{identity(Path(path), salt)}.steps"
-    except OSError:
-        return compute()
-    return recalled(Path(path), memo, compute, _load, _dump, KEEP)
+    return per_file(Path(path), "steps", FORMAT, compute, _load, _dump, KEEP, MAX_BYTES)
 
 
 def _load(text: str) -> dict | None:
