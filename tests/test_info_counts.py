@@ -31,3 +31,58 @@ def test_info_counts_equal_the_views(name):
         events = p.sql("SELECT * FROM session").to_records()[0]
     assert [(r["pid"], r["kernels"], r["cuda_api_calls"], r["nvtx_events"]) for r in info["processes"]] == rows
     assert events["capture_start_ns"] is not None
+
+
+@pytest.fixture
+def cached(monkeypatch, tmp_path):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(folder))
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+    return folder
+
+
+def _parts(folder) -> list[str]:
+    return sorted(f.name for f in (folder / "columnar").glob("*/*.duckdb")) if (folder / "columnar").exists() else []
+
+
+def _info(path) -> dict:
+    result = CliRunner().invoke(cli, ["info", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_first_info_builds_no_cache_and_remembers_its_answer(cached):
+    path = PROFILES / "gpt_train.sqlite"
+    first = _info(path)
+    assert _parts(cached) == []  # read from the export directly
+    assert list((cached / "summaries").glob("*.info"))
+    assert _info(path) == first  # remembered
+    for memo in (cached / "summaries").glob("*.info"):
+        memo.unlink()
+    assert CliRunner().invoke(cli, ["kernels", str(path)]).exit_code == 0
+    assert _parts(cached)  # kernels builds the cache; info then reads what it holds
+    assert _info(path) == first
+
+
+def test_the_capture_window_comes_from_the_events_without_a_capture_record(tmp_path):
+    """The span of kernels, runtime and driver calls, counted here by sqlite3 over the export."""
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "no_record.sqlite"
+    shutil.copy(PROFILES / "gpt_train.sqlite", path)
+    con = sqlite3.connect(path)
+    con.execute("DELETE FROM ANALYSIS_DETAILS")
+    tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE name IN "
+                                        "('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_RUNTIME', "
+                                        "'CUPTI_ACTIVITY_KIND_DRIVER')")]
+    spans = [con.execute(f'SELECT min(start), max("end") FROM {t}').fetchone() for t in tables]
+    con.commit()
+    con.close()
+    session = _info(path)["session"]
+    assert session["window_from_events"] is True
+    assert session["capture_start_ns"] == min(s for s, _ in spans)
+    assert session["capture_end_ns"] == max(e for _, e in spans)
+    with_record = _info(PROFILES / "gpt_train.sqlite")["session"]
+    assert with_record["window_from_events"] is False
+    assert with_record["capture_start_ns"] != session["capture_start_ns"]

@@ -54,6 +54,9 @@ class Profile:
         self._missing_strings: set[int] = set()  # string ids the export names but lacks (_complete_strings)
         self._made_only = False  # a connection beside another (beside()): reads only what that one made
         self._bad_rows: BadRows | None = None  # kernel rows the views leave out, known once the kernel table is read
+        # False: the cache builds nothing for this profile; what it has is read, the rest from the export directly
+        # (a first look, such as `info`, that a raw scan answers faster than a cache build)
+        self.build_cache = True
         # Called with the bad rows' note (one line) when the kernel table is first read and has bad rows.
         self.on_note: Callable[[str], None] | None = None
         # The columnar cache (docs/cache.md), for the main profile; an attached one or a columnar export is read
@@ -236,7 +239,8 @@ class Profile:
         if lists or _READS_RAW.search(query):
             self._attach_raw()
         decoded = [n for n in plan if self._decodes(n)]
-        self._cache.prepare(sorted(tables - self._compat), decoded, build=not lists, whole_kernels=whole)
+        self._cache.prepare(sorted(tables - self._compat), decoded, build=self.build_cache and not lists,
+                            whole_kernels=whole)
         if missing := {n for n in decoded if self._cache.body(n) is None}:
             # not stored (a build that failed, or one not made while listing the catalog): computed from what they
             # read, which the plan then holds, with the raw tables those read

@@ -11,14 +11,17 @@ WITH meta AS (
     UNION ALL
     SELECT name, value FROM compat.EXPORT_META_DATA
 ),
-events AS (  -- the span of the kernels and API calls, bound per table: one column scan each, no join or union
-    SELECT least((SELECT min(start) FROM compat.CUPTI_ACTIVITY_KIND_KERNEL),
-                 (SELECT min(start) FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME),
-                 (SELECT min(start) FROM compat.CUPTI_ACTIVITY_KIND_DRIVER)) AS first_ns,
-           greatest((SELECT max("end") FROM compat.CUPTI_ACTIVITY_KIND_KERNEL),
-                    (SELECT max("end") FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME),
-                    (SELECT max("end") FROM compat.CUPTI_ACTIVITY_KIND_DRIVER)) AS last_ns
-)
+spans AS (  -- the span of each table: one scan of two columns, made only when there is no capture record
+    SELECT min(start) AS first_ns, max("end") AS last_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
+    WHERE NOT EXISTS (SELECT 1 FROM compat.ANALYSIS_DETAILS)
+    UNION ALL
+    SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_RUNTIME
+    WHERE NOT EXISTS (SELECT 1 FROM compat.ANALYSIS_DETAILS)
+    UNION ALL
+    SELECT min(start), max("end") FROM compat.CUPTI_ACTIVITY_KIND_DRIVER
+    WHERE NOT EXISTS (SELECT 1 FROM compat.ANALYSIS_DETAILS)
+),
+events AS (SELECT min(first_ns) AS first_ns, max(last_ns) AS last_ns FROM spans)
 SELECT
     (SELECT max(value) FROM meta WHERE name = 'EXPORT_PRODUCT_VERSION') AS nsys_version, -- nsys that exported
     (SELECT max(value) FROM meta WHERE name = 'EXPORT_SCHEMA_VERSION') AS schema_version, -- export schema

@@ -22,5 +22,6 @@ def command(profile, fmt, output):
       nsys-analytics info run.nsys-rep --format json
     """
     with open_profile(profile) as p:
+        p.build_cache = False  # counts and metadata: a scan of the export is faster than building the cache first
         report = build(p)
     write(report, fmt, output, inputs=[profile])

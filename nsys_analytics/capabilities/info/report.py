@@ -32,7 +32,12 @@ MISSING_HINTS = {
 def profile_info(profile: "Profile") -> dict:
     """A dictionary: file, session, devices, processes, row counts, missing data."""
     session = profile.sql("SELECT * FROM session").to_records()[0]
+    processes = profile.run_file("info", "active_processes").to_records()
     counts = dict(profile.run_file("info", "profile_counts").rows)
+    # every kernel, API call and NVTX event is counted under its process (a NULL pid is a group of its own)
+    for view, column in (("kernels", "kernels"), ("cuda_api", "cuda_api_calls"), ("nvtx_events", "nvtx_events")):
+        counts[view] = sum(int(p[column] or 0) for p in processes)
+    counts = dict(sorted(counts.items()))
     missing = [
         {"view": view, "reason": reason, "fix": fix}
         for view, (_, reason, fix) in MISSING_HINTS.items() if counts.get(view, 0) == 0
@@ -46,7 +51,7 @@ def profile_info(profile: "Profile") -> dict:
         "size_bytes": profile.sqlite_path.stat().st_size,
         "session": session,
         "devices": profile.sql("SELECT * FROM devices ORDER BY device").to_records(),
-        "processes": profile.run_file("info", "active_processes").to_records(),
+        "processes": processes,
         "row_counts": counts,
         "graphs": _graphs(profile, counts),
         "missing": missing,
@@ -135,4 +140,7 @@ class InfoReport(Report):
 
 
 def build(profile: "Profile") -> InfoReport:
-    return InfoReport(profile_info(profile))
+    """The report; what it says of a profile file is remembered for the next `info` (memo.py)."""
+    from .memo import remembered_info
+
+    return InfoReport(remembered_info(profile, lambda: profile_info(profile)))
