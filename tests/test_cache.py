@@ -67,7 +67,10 @@ def test_first_query_builds_what_it_reads_and_later_ones_read_it(cached):
     built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
     assert kernel_count(TRAIN) == direct_kernel_count(TRAIN)
     assert "kernels.duckdb" in parts(cached)  # a decoded view, built from the cached raw tables
-    assert all(f.stat().st_mtime_ns == t for f, t in built.items())  # read, not rebuilt
+    # it reads launch columns: the whole kernel table replaces the core copy; the rest is read, not rebuilt
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb" not in parts(cached)
+    assert all(f.stat().st_mtime_ns == t for f, t in built.items() if f.name != "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb")
 
 
 def test_no_cache_option_and_small_profiles_build_nothing(cached, monkeypatch):
@@ -448,3 +451,19 @@ def test_a_stored_view_that_cannot_be_built_is_computed_from_what_it_reads(cache
         assert nvtx.nvtx_kernel_summary(p).rows == expected
     assert "cannot cache" in capsys.readouterr().err
     assert "_nvtx_kernel_stats.duckdb" not in parts(cached)
+
+
+def test_a_core_copy_removed_by_another_process_is_read_as_the_whole_table(cached):
+    """Another process copies the whole kernel table and removes the core copy between this one finding the core
+    copy and attaching it: the whole table is attached instead, and the counts are the export's."""
+    from nsys_analytics.data.cache import layout
+
+    with nsys_analytics.open(TRAIN) as p:
+        p.kernel_summary()
+        core = p._cache.pcache.file(layout.CORE)
+    with nsys_analytics.open(TRAIN) as p:
+        assert p._cache.pcache.ensure([layout.KERNEL_TABLE], whole_kernels=True)  # "the other process"
+        assert not core.exists()
+        p._cache._attach(layout.KERNEL_TABLE, core)
+        assert not p._cache.core
+        assert p.sql("SELECT count(*) FROM kernels").rows[0][0] == direct_kernel_count(TRAIN)

@@ -41,6 +41,12 @@ class CacheReader:
         try:
             self.con.execute(f'ATTACH {_quote(str(path))} AS "{alias}" (READ_ONLY)')
         except duckdb.Error as e:
+            if self.pcache.is_core(path) and not path.exists():  # removed as another process copied the whole table
+                whole = self.pcache.ensure([part], whole_kernels=True).get(part)
+                if whole is None:
+                    raise
+                self._attach(part, whole)
+                return
             if not damaged(e):
                 raise
             self._rebuild(path, e)

@@ -120,6 +120,9 @@ class ProfileCache:
                 build_table(self.sqlite_path, self.raw_columns, layout.KERNEL_TABLE, self.file(name), core=True)
             else:
                 build_table(self.sqlite_path, self.raw_columns, name, self.file(name))
+                if name == layout.KERNEL_TABLE and self.file(name).exists():
+                    # the whole table holds every column of the core copy, which nothing reads from now on
+                    self.file(layout.CORE).unlink(missing_ok=True)
         except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop the command
             import duckdb
 
