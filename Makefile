@@ -47,6 +47,8 @@ bench: setup
 	$(BIN)/python bench/bench_cache.py --scaling --runs 1
 	$(BIN)/python bench/bench_heavy.py
 	$(BIN)/python bench/bench_modules.py
+	$(BIN)/python bench/bench_floor.py --sizes 1M,3M --runs 3
+	$(BIN)/python bench/bench_floor.py --sizes 10M --runs 1
 
 ## docs-images: small PNGs of the fixture profiles in docs/images/ (a timeline, a breakdown plot, the HTML report)
 docs-images: setup
