@@ -12,6 +12,7 @@ import nsys_analytics
 from nsys_analytics.cli.main import cli
 
 from .conftest import FIXTURE_NAMES, PROFILES
+from .test_cache import cached  # noqa: F401 - the fixture: caching on, in a fresh folder
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
@@ -31,14 +32,6 @@ def test_info_counts_equal_the_views(name):
         events = p.sql("SELECT * FROM session").to_records()[0]
     assert [(r["pid"], r["kernels"], r["cuda_api_calls"], r["nvtx_events"]) for r in info["processes"]] == rows
     assert events["capture_start_ns"] is not None
-
-
-@pytest.fixture
-def cached(monkeypatch, tmp_path):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(folder))
-    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
-    return folder
 
 
 def _parts(folder) -> list[str]:
