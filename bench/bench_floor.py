@@ -30,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CLI, count_kernels, nsys_2022, scaled_profile
+from bench_cache import run
+from common import count_kernels, nsys_2022, scaled_profile
 from measure import measure
 
 SIZES = {"1M": 1_000_000, "3M": 3_000_000, "10M": 10_000_000}
@@ -63,14 +64,8 @@ COMMANDS = {
 
 
 def ours(args: list[str], profile: Path, folder: Path) -> dict:
-    env = {"NSYS_ANALYTICS_CACHE": str(folder), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0"}
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        return measure([*CLI, args[0], str(profile), *args[1:], "-o", "/tmp/bench/floor_out"], check=False)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    return run([args[0], str(profile), *args[1:]],
+               {"NSYS_ANALYTICS_CACHE": str(folder), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0"})
 
 
 def summary(results: list[dict]) -> dict:

@@ -23,8 +23,11 @@ def remembered_info(profile: "Profile", compute: Callable[[], dict]) -> dict:
     from ...data.cache.remembered import per_file
 
     printed = getattr(profile, "on_note", None)
+    computed = False
 
     def noted() -> dict:
+        nonlocal computed
+        computed = True
         notes: list[str] = []
         if printed is not None:
             profile.on_note = lambda note: (notes.append(note), printed(note))
@@ -41,10 +44,9 @@ def remembered_info(profile: "Profile", compute: Callable[[], dict]) -> dict:
         except (ValueError, AttributeError):
             return None
 
-    fresh = []
-    kept = per_file(profile.sqlite_path, "info", f"{FORMAT}\0{profile.path}", lambda: fresh.append(1) or noted(),
-                    load, lambda found: json.dumps(found, separators=(",", ":")), KEEP, MAX_BYTES)
-    if not fresh and printed is not None:
+    kept = per_file(profile.sqlite_path, "info", f"{FORMAT}\0{profile.path}", noted, load,
+                    lambda found: json.dumps(found, separators=(",", ":")), KEEP, MAX_BYTES)
+    if not computed and printed is not None:  # remembered: its notes are printed as the reading printed them
         for note in kept["notes"]:
             printed(note)
     return kept["info"]
