@@ -1,5 +1,6 @@
 """The catalog's content hash (cache/digest.py): the sha256 of the bytes, checked against coreutils' sha256sum;
-remembered under the file's identity, so a second request reads it back, and a changed file is hashed afresh."""
+remembered under the file's identity, so a second request reads it back, and a changed file is hashed afresh. The
+identity's digest (XXH3-128) is checked against the library hashing the whole file in one call."""
 
 from __future__ import annotations
 
@@ -50,6 +51,27 @@ def test_a_changed_file_is_hashed_afresh(profile, cache_folder):
     os.utime(profile, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
     assert digest.sha256_of(profile) == sha256sum(profile) != first
     assert len(memos(cache_folder)) == 2
+
+
+def test_the_identity_digest_is_the_files_xxh3_and_is_remembered_apart_from_its_sha256(profile, cache_folder,
+                                                                                       monkeypatch):
+    import xxhash
+
+    whole = xxhash.xxh3_128(profile.read_bytes()).hexdigest()
+    assert digest.content_digest(profile) == whole
+    assert digest.sha256_of(profile) == sha256sum(profile)
+    assert [m.rsplit(".", 1)[1] for m in memos(cache_folder)] == sorted(["sha256", "xxh3_128"])
+    monkeypatch.setattr(digest, "_hash", lambda path, algorithm: pytest.fail("hashed again"))
+    assert digest.content_digest(profile) == whole
+    monkeypatch.undo()
+    with open(profile, "r+b") as f:  # one byte changed at the end, mtime kept
+        st = os.stat(profile)
+        f.seek(st.st_size - 1)
+        byte = f.read(1)
+        f.seek(st.st_size - 1)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    os.utime(profile, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert digest.content_digest(profile) == xxhash.xxh3_128(profile.read_bytes()).hexdigest() != whole
 
 
 def test_a_damaged_memo_is_not_believed(profile, cache_folder):
