@@ -50,7 +50,7 @@ def direct_kernel_count(path: Path) -> int:
 
 
 def parts(folder: Path) -> set[str]:
-    return {f.name for d in (folder / "columnar").iterdir() if d.is_dir() for f in d.glob("*.duckdb")}
+    return {f.name for d in (folder / "columnar").iterdir() if d.is_dir() for f in d.glob("*.parquet")}
 
 
 def test_first_query_builds_what_it_reads_and_later_ones_read_it(cached):
@@ -60,17 +60,19 @@ def test_first_query_builds_what_it_reads_and_later_ones_read_it(cached):
         # it reads the statistics per name, a decoded view built from the kernel table
         assert set(p._cache.attached) == {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "StringIds",
                                           "_kernel_name_stats"}
-    assert parts(cached) - {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE.duckdb"} == {
-        "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb", "StringIds.duckdb",  # the kernels without launch columns
-        "_kernel_name_stats.duckdb"}
+    assert parts(cached) - {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE.parquet"} == {
+        "CUPTI_ACTIVITY_KIND_KERNEL.core.parquet", "StringIds.parquet",  # the kernels without launch columns
+        "_kernel_name_stats.parquet"}
     (folder,) = cache.entries()
     built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
     assert kernel_count(TRAIN) == direct_kernel_count(TRAIN)
-    assert "kernels.duckdb" in parts(cached)  # a decoded view, built from the cached raw tables
-    # it reads launch columns: the whole kernel table replaces the core copy; the rest is read, not rebuilt
-    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)
-    assert "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb" not in parts(cached)
-    assert all(f.stat().st_mtime_ns == t for f, t in built.items() if f.name != "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb")
+    assert "kernels.parquet" in parts(cached)  # a decoded view, built from the cached raw tables
+    # it reads launch columns: the whole kernel table is copied and read from now on; the rest is read, not rebuilt
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.parquet" in parts(cached)
+    assert all(f.stat().st_mtime_ns == t for f, t in built.items())
+    with nsys_analytics.open(TRAIN) as p:
+        p.kernel_summary()
+        assert p._cache.paths["CUPTI_ACTIVITY_KIND_KERNEL"].name == "CUPTI_ACTIVITY_KIND_KERNEL.parquet"
 
 
 def test_no_cache_option_and_small_profiles_build_nothing(cached, monkeypatch):
@@ -150,7 +152,7 @@ def test_a_killed_build_leaves_nothing_half_made(cached, tmp_path):
     proc.wait()
     (folder,) = cache.entries()
     assert [f for f in folder.iterdir() if f.name.startswith(".")]  # its temporary file, never read
-    finished = {f.name for f in folder.glob("*.duckdb")}
+    finished = {f.name for f in folder.glob("*.parquet")}
     with nsys_analytics.open(big) as p:
         assert p.sql("SELECT count(*) FROM cuda_api").rows[0][0] > 0
     assert not [f for f in folder.iterdir() if f.name.startswith(".")]  # removed by the next build
@@ -241,7 +243,7 @@ def test_diff_summaries_read_the_stored_duration_counts_and_equal_the_exports(ca
                 assert {"_kernel_durations", "_range_durations"} <= set(p._cache.attached)
             summaries[mode, "steady"] = summarize(p, rules, attribution="process")  # diff's default window
         summaries[mode, "ranks"] = ProfileSet([str(whole)]).map(summarize_member, rules, "none", False, "all")
-    assert {"_kernel_durations.duckdb", "_range_durations.duckdb"} <= parts(cached)
+    assert {"_kernel_durations.parquet", "_range_durations.parquet"} <= parts(cached)
     assert len(summaries["direct"].kernels) > 50 and len(summaries["direct"].ranges) > 5
     assert summaries["direct"] == summaries["cached"] == summaries["cached again"]
     assert summaries["direct", "steady"] == summaries["cached", "steady"] == summaries["cached again", "steady"]
@@ -267,12 +269,12 @@ def test_a_first_kernel_copy_leaves_the_launch_columns_out_until_a_query_reads_o
         return result.stdout
 
     assert csv_of("kernels", TRAIN, "--format", "csv") == csv_of("kernels", TRAIN, "--format", "csv", cache_on=False)
-    assert parts(cached) >= {"CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb"}
-    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" not in parts(cached)
+    assert parts(cached) >= {"CUPTI_ACTIVITY_KIND_KERNEL.core.parquet"}
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.parquet" not in parts(cached)
     star = "SELECT * FROM compat.CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid"
     assert csv_of("sql", TRAIN, star, "--format", "csv") == csv_of("sql", TRAIN, star, "--format", "csv",
                                                                    cache_on=False)
-    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.parquet" in parts(cached)
     for args in (["kernels", TRAIN, "--by-launch-config", "--format", "csv"], ["kernels", TRAIN, "--format", "csv"]):
         assert csv_of(*args) == csv_of(*args, cache_on=False)
     with nsys_analytics.open(TRAIN) as p:
@@ -291,7 +293,7 @@ def test_the_perfetto_export_reads_the_whole_kernel_table(cached, tmp_path):
         assert result.exit_code == 0, result.output
         out[cache_on] = sorted(line.rstrip(",") for line in target.read_text().splitlines())  # in no set order
     assert out[True] == out[False]
-    assert "CUPTI_ACTIVITY_KIND_KERNEL.duckdb" in parts(cached)
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.parquet" in parts(cached)
 
 
 @pytest.mark.parametrize(("mode", "view"), [("thread", "_nvtx_kernel_stats"), ("process", "_nvtx_kernel_stats_process"),
@@ -306,7 +308,7 @@ def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached, mode, view
         first = nvtx.nvtx_kernel_summary(p, mode)
     (folder,) = cache.entries()
     built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
-    assert f"{view}.duckdb" in parts(cached)
+    assert f"{view}.parquet" in parts(cached)
     with nsys_analytics.open(TRAIN) as p:
         again = nvtx.nvtx_kernel_summary(p, mode)
         assert (again.rows, again.notes) == (first.rows, first.notes)
@@ -332,14 +334,14 @@ def test_a_first_nvtx_kernels_joins_inline_and_copies_no_memory_operations(cache
     assert direct_kernel_count(TRAIN) and "memcpy" in sqlite_tables(TRAIN) and "memset" in sqlite_tables(TRAIN)
     first = CliRunner().invoke(cli, args)
     assert first.stdout == direct.stdout and len(direct.stdout.splitlines()) > 10
-    assert f"{view}.duckdb" in parts(cached)
-    assert not parts(cached) & {"_range_ops.duckdb", "CUPTI_ACTIVITY_KIND_MEMCPY.duckdb",
-                                "CUPTI_ACTIVITY_KIND_MEMSET.duckdb", "CUPTI_ACTIVITY_KIND_RUNTIME.duckdb"}
+    assert f"{view}.parquet" in parts(cached)
+    assert not parts(cached) & {"_range_ops.parquet", "CUPTI_ACTIVITY_KIND_MEMCPY.parquet",
+                                "CUPTI_ACTIVITY_KIND_MEMSET.parquet", "CUPTI_ACTIVITY_KIND_RUNTIME.parquet"}
     with nsys_analytics.open(TRAIN) as p:
         nvtx._run(p, "nvtx_gpu_projection", {"attribution": "thread", "exclusive": False, "graphs": False})
-    assert {"_range_ops.duckdb", "CUPTI_ACTIVITY_KIND_RUNTIME.duckdb"} <= parts(cached)
+    assert {"_range_ops.parquet", "CUPTI_ACTIVITY_KIND_RUNTIME.parquet"} <= parts(cached)
     (folder,) = cache.entries()
-    (folder / f"{view}.duckdb").unlink()
+    (folder / f"{view}.parquet").unlink()
     again = CliRunner().invoke(cli, args)
     assert again.stdout == direct.stdout
 
@@ -367,7 +369,7 @@ def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cach
     assert result.exit_code == 0, result.output
     assert inline_tries == ["_nvtx_kernel_stats"] and "note:" not in result.stderr
     assert result.stdout == direct.stdout
-    assert {"_range_ops.duckdb", "_nvtx_kernel_stats.duckdb"} <= parts(cached)
+    assert {"_range_ops.parquet", "_nvtx_kernel_stats.parquet"} <= parts(cached)
 
 
 def test_a_first_diagnose_builds_what_its_rules_read_before_its_pass(cached, monkeypatch):
@@ -397,9 +399,9 @@ def test_a_first_diagnose_builds_what_its_rules_read_before_its_pass(cached, mon
     assert first.exit_code == 0, first.output
     assert first.stdout == direct.stdout
     assert order.index("_range_ops") < order.index("the pass") and "cuda_api" not in order
-    assert {"CUPTI_ACTIVITY_KIND_KERNEL.duckdb", "_range_ops.duckdb"} <= parts(cached)
-    assert "cuda_api.duckdb" not in parts(cached)
-    assert "CUPTI_ACTIVITY_KIND_KERNEL.core.duckdb" not in parts(cached)
+    assert {"CUPTI_ACTIVITY_KIND_KERNEL.parquet", "_range_ops.parquet"} <= parts(cached)
+    assert "cuda_api.parquet" not in parts(cached)
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.core.parquet" not in parts(cached)
 
 
 def sqlite_tables(path: Path) -> str:
@@ -450,20 +452,4 @@ def test_a_stored_view_that_cannot_be_built_is_computed_from_what_it_reads(cache
     with nsys_analytics.open(TRAIN) as p:
         assert nvtx.nvtx_kernel_summary(p).rows == expected
     assert "cannot cache" in capsys.readouterr().err
-    assert "_nvtx_kernel_stats.duckdb" not in parts(cached)
-
-
-def test_a_core_copy_removed_by_another_process_is_read_as_the_whole_table(cached):
-    """Another process copies the whole kernel table and removes the core copy between this one finding the core
-    copy and attaching it: the whole table is attached instead, and the counts are the export's."""
-    from nsys_analytics.data.cache import layout
-
-    with nsys_analytics.open(TRAIN) as p:
-        p.kernel_summary()
-        core = p._cache.pcache.file(layout.CORE)
-    with nsys_analytics.open(TRAIN) as p:
-        assert p._cache.pcache.ensure([layout.KERNEL_TABLE], whole_kernels=True)  # "the other process"
-        assert not core.exists()
-        p._cache._attach(layout.KERNEL_TABLE, core)
-        assert not p._cache.core
-        assert p.sql("SELECT count(*) FROM kernels").rows[0][0] == direct_kernel_count(TRAIN)
+    assert "_nvtx_kernel_stats.parquet" not in parts(cached)

@@ -35,7 +35,7 @@ def test_info_counts_equal_the_views(name):
 
 
 def _parts(folder) -> list[str]:
-    return sorted(f.name for f in (folder / "columnar").glob("*/*.duckdb")) if (folder / "columnar").exists() else []
+    return sorted(f.name for f in (folder / "columnar").glob("*/*.parquet")) if (folder / "columnar").exists() else []
 
 
 def _info(path) -> dict:

@@ -13,7 +13,7 @@ from ..output.write import write
 
 @click.group("cache")
 def command():
-    """The columnar cache: profiles' event tables copied once into DuckDB files that later commands read.
+    """The columnar cache: profiles' event tables copied once into Parquet files that later commands read.
 
     The folder is $NSYS_ANALYTICS_CACHE, else ~/.cache/nsys-analytics; nothing is ever written beside a profile.
     `--no-cache` (before the command) or NSYS_ANALYTICS_NO_CACHE=1 reads profiles directly. See docs/cache.md.

@@ -1,10 +1,10 @@
-"""The columnar cache: a profile's event tables, copied once into DuckDB files that later commands read.
+"""The columnar cache: a profile's event tables, copied once into Parquet files that later commands read.
 
     reader = cache.reader(con, sqlite_path, raw_columns)   # what a Profile asks before each query
     cache.entries(), cache.evict(), cache.clear(path)       # the cache folders (`nsys-analytics cache ...`)
 
 A profile's cache is a folder named by its identity (identity.py): a profile that changes or is replaced gets a
-new folder and never reads the old one. Inside, one DuckDB file per raw table and per decoded view (layout.py),
+new folder and never reads the old one. Inside, one Parquet file per raw table and per decoded view (layout.py),
 each built when a first query needs it (build.py), so a command copies only what it reads. Small profiles are
 read directly. A process reading a folder holds its lease (lease.py): eviction and `cache clear` leave it alone.
 See docs/cache.md.

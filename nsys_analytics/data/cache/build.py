@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ...core import progress
-from . import layout
+from . import layout, parts
 from .facts import stat_key
 from ...core.files import pid_alive
 
-_TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.wal)?$")  # .NAME.PID.TOKEN.tmp[.wal]
+_TMP = re.compile(r"\.(\d+)\.[0-9a-f]{8}\.tmp(\.all)?$")  # .NAME.PID.TOKEN.tmp[.all]
 
 
 def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str, target: Path,
@@ -35,18 +35,15 @@ def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str,
         columns = {c: t for c, t in columns.items() if c not in layout.LAUNCH_COLUMNS}
     before = stat_key(sqlite_path)
     with _atomic(target, f"caching {table} of {sqlite_path.name} (once)") as tmp:
-        con = database.connect(str(tmp))
+        con = database.connect()
         try:
             database.attach_sqlite(con, sqlite_path, "raw")
-            con.execute("CREATE SCHEMA compat")
             select = compat_select(raw_columns, "raw", table, columns)
-            extra = {}
+            meta = layout.meta_rows(sqlite_path)
             if table == layout.KERNEL_TABLE:
-                extra = _sound_kernels(con, select, table in raw_columns, core)
+                _sound_kernels(con, select, table in raw_columns, core, tmp, meta)
             else:
-                con.execute(f'CREATE TABLE compat."{table}" AS {select}')
-            con.execute("DETACH raw")
-            _finish(con, sqlite_path, extra)
+                parts.write(con, select, tmp, meta)
         finally:
             con.close()
         if stat_key(sqlite_path) != before:  # the profile changed while it was read: keep nothing
@@ -54,22 +51,26 @@ def build_table(sqlite_path: Path, raw_columns: dict[str, set[str]], table: str,
     return target.exists()
 
 
-def _sound_kernels(con, select: str, present: bool, core: bool) -> dict[str, str]:
-    """compat.<kernel table> without the rows no duration can come from (bad_rows.py); return their counts for
-    _cache_meta. Counted on the copy: a columnar scan, not a second read of the export."""
+def _sound_kernels(con, select: str, present: bool, core: bool, tmp: Path, meta: dict[str, str]) -> None:
+    """The kernel table without the rows no duration can come from (bad_rows.py) to `tmp`, their counts in its
+    metadata (bad_no_end, ...). Counted on a first copy: a columnar scan, not a second read of the export; the
+    copy is the part itself when every row is sound."""
     from .. import bad_rows
 
-    table = layout.KERNEL_TABLE
-    con.execute(f"CREATE TABLE compat._all_kernels AS {select}")
-    bad = bad_rows.count(con, "compat._all_kernels", exact=not core) if present else bad_rows.BadRows()
-    if bad is None:
-        raise _Changed()  # rows may repeat, which only every column can tell: the whole table is copied instead
-    if bad.total:
-        con.execute(f'CREATE TABLE compat."{table}" AS {bad_rows.valid_select("compat._all_kernels", bad)}')
-        con.execute("DROP TABLE compat._all_kernels")
-    else:
-        con.execute(f'ALTER TABLE compat._all_kernels RENAME TO "{table}"')
-    return {f"bad_{k}": str(v) for k, v in vars(bad).items()}
+    every = tmp.with_name(f"{tmp.name}.all")
+    try:
+        parts.write(con, select, every, meta)
+        copy = parts.source(con, every)
+        bad = bad_rows.count(con, copy, exact=not core) if present else bad_rows.BadRows()
+        if bad is None:
+            raise _Changed()  # rows may repeat, which only every column can tell: the whole table is copied instead
+        if bad.total:
+            parts.write(con, bad_rows.valid_select(copy, bad), tmp,
+                        meta | {f"bad_{k}": str(v) for k, v in vars(bad).items()})
+        else:
+            os.replace(every, tmp)
+    finally:
+        every.unlink(missing_ok=True)
 
 
 def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dict[str, Path] | None = None,
@@ -83,7 +84,7 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dic
     decoded = decoded or {}
     sqlite_path, raw_columns, uncopied = from_export or (None, {}, [])
     with _atomic(target, f"decoding {view} (once)") as tmp:
-        con = database.connect(str(tmp))
+        con = database.connect()
         try:
             con.execute("CREATE SCHEMA compat")
             if uncopied:
@@ -91,20 +92,17 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dic
             for table in uncopied:
                 con.execute(f'CREATE VIEW compat."{table}" AS {compat_select(raw_columns, "raw", table, RAW_TABLES[table])}')
             for table, path in inputs.items():
-                con.execute(f"ATTACH {database._quote(str(path))} AS \"t_{table}\" (READ_ONLY)")
-                select = f'SELECT * FROM "t_{table}".compat."{table}"'
-                if path.name == f"{layout.CORE}.duckdb":  # a core kernel copy: its launch columns are errors
-                    select = layout.core_select(f"t_{table}")
+                select = f"SELECT * FROM {parts.source(con, path)}"
+                if path.name == f"{layout.CORE}{parts.SUFFIX}":  # a core kernel copy: its launch columns are errors
+                    select = layout.core_select(parts.source(con, path))
                 con.execute(f'CREATE VIEW compat."{table}" AS {select}')
             for name, path in decoded.items():
-                con.execute(f"ATTACH {database._quote(str(path))} AS \"d_{name}\" (READ_ONLY)")
-                con.execute(f'CREATE TEMP VIEW {name} AS SELECT * FROM "d_{name}".{layout.DECODED}.{name}')
+                con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM {parts.source(con, path)}")
             # the counts of the kernel rows this view was computed without, from the kernel table or a decoded
             # view made from it
             extra = {}
-            for alias in [f"t_{t}" for t in inputs if t == layout.KERNEL_TABLE] + [f"d_{n}" for n in decoded]:
-                extra |= dict(con.execute(f'SELECT key, value FROM "{alias}".{layout.META} '
-                                          "WHERE key LIKE 'bad_%'").fetchall())
+            for path in [p for t, p in inputs.items() if t == layout.KERNEL_TABLE] + list(decoded.values()):
+                extra |= {k: v for k, v in parts.meta(con, path).items() if k.startswith("bad_")}
             for macro, args in schema_objects.SCALAR_MACROS.items():
                 con.execute(f"CREATE TEMP MACRO {macro}({', '.join(args)}) AS ({sql_files.read('macros', macro).text})")
             computed = layout.build_plan(view, frozenset(decoded))[0]
@@ -115,34 +113,13 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dic
             for name in computed:
                 if name not in schema_objects.TABLE_MACROS:
                     con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
-            con.execute(f"CREATE SCHEMA {layout.DECODED}")
-            con.execute(f"CREATE TABLE {layout.DECODED}.{view} AS SELECT * FROM temp.main.{view}")
-            con.execute("DROP SCHEMA compat CASCADE")
-            for name in decoded:
-                con.execute(f"DROP VIEW temp.main.{name}")
-                con.execute(f'DETACH "d_{name}"')
-            for table in inputs:
-                con.execute(f'DETACH "t_{table}"')
-            if uncopied:
-                con.execute("DETACH raw")
-            _finish(con, None, extra)
+            parts.write(con, f"SELECT * FROM temp.main.{view}", tmp, layout.meta_rows(None) | extra)
         finally:
             con.close()
 
 
 class _Changed(Exception):
     pass
-
-
-def _finish(con, sqlite_path: Path | None, extra: dict[str, str]) -> None:
-    from ..sql_files import sql_literal
-
-    con.execute(f"CREATE TABLE {layout.META} (key VARCHAR, value VARCHAR)")
-    # Literals, not bound parameters: DuckDB's first parameter binding imports pandas (a quarter of a second).
-    meta = layout.meta_rows(sqlite_path) | extra
-    rows = ", ".join(f"({sql_literal(k)}, {sql_literal(v)})" for k, v in meta.items())
-    con.execute(f"INSERT INTO {layout.META} VALUES {rows}")
-    con.execute("CHECKPOINT")
 
 
 @contextmanager
@@ -154,12 +131,12 @@ def _atomic(target: Path, what: str):
     try:
         with progress.showing(what):
             yield tmp
+        parts.seal(tmp, target)
         os.replace(tmp, target)
     except _Changed:
         pass
     finally:
-        for leftover in (tmp, Path(f"{tmp}.wal")):
-            leftover.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
 
 
 def remove_orphans(folder: Path) -> None:

@@ -1,12 +1,12 @@
 """What a cache holds, what each part reads, and the salt that makes a new release ignore older caches.
 
-One DuckDB file per part, in the profile's cache folder:
-    <TABLE>.duckdb   compat.<TABLE>: a raw table as the compat layer types it (NULL columns and an empty table
-                     where the export lacks them); `rowid` is a column. The kernel table is stored without
-                     the rows no duration can come from, their counts in _cache_meta (bad_no_end, ...)
-    <VIEW>.duckdb    decoded.<VIEW>: a view that most reports read and that costs a join or a grouping over
-                     every event, computed once (pid/tid decoded, names resolved, launching calls joined)
-Each file also has _cache_meta (key, value): the profile it came from and the versions that wrote it.
+One Parquet file per part (parts.py), in the profile's cache folder:
+    <TABLE>.parquet  a raw table as the compat layer types it (NULL columns and an empty table where the export
+                     lacks them); `rowid` is a column. The kernel table is stored without the rows no duration
+                     can come from, their counts in its metadata (bad_no_end, ...)
+    <VIEW>.parquet   a decoded view that most reports read and that costs a join or a grouping over every event,
+                     computed once (pid/tid decoded, names resolved, launching calls joined)
+Each file's key-value metadata (meta_rows) holds the profile it came from and the versions that wrote it.
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-FORMAT_VERSION = "5"
-DECODED = "decoded"
-META = "_cache_meta"
+FORMAT_VERSION = "6"
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 # The kernel table's launch-configuration columns: read only by `kernels --by-launch-config`, the kernels view and
 # the timeline, and two thirds of what copying the table decodes. A first copy leaves them out (the part
@@ -130,13 +128,14 @@ def needs_whole_kernels(view: str) -> bool:
     return any(reads_launch_columns(body(v)) for v in views_of(view))
 
 
-def core_select(alias: str) -> str:
-    """The compat kernel table over a core copy: a launch column is an error when a query reads it."""
+def core_select(source: str) -> str:
+    """The compat kernel table over a core copy (`source`: the FROM item that reads it): a launch column is an
+    error when a query reads it."""
     from ..raw_schema import RAW_TABLES
 
     cols = [f'CAST(error(\'{c} {NOT_CACHED}\') AS BIGINT) AS "{c}"' if c in LAUNCH_COLUMNS else f'"{c}"'
             for c in RAW_TABLES[KERNEL_TABLE]]
-    return f'SELECT {", ".join(cols)} FROM "{alias}".compat."{KERNEL_TABLE}"'
+    return f'SELECT {", ".join(cols)} FROM {source}'
 
 
 @cache

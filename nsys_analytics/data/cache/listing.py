@@ -57,19 +57,19 @@ def _profile_of(folder: Path) -> str | None:
     """The profile path recorded in the first raw-table file of a cache folder."""
     import duckdb
 
-    from .layout import META
+    from .parts import meta
 
-    for f in sorted(folder.glob(f"*{SUFFIX}")):
-        try:
-            con = duckdb.connect(str(f), read_only=True)
+    con = duckdb.connect()
+    try:
+        for f in sorted(folder.glob(f"*{SUFFIX}")):
             try:
-                row = con.execute(f"SELECT value FROM {META} WHERE key = 'profile'").fetchone()
-            finally:
-                con.close()
-        except duckdb.Error:
-            continue
-        if row:
-            return row[0]
+                profile = meta(con, f).get("profile")
+            except duckdb.Error:
+                continue
+            if profile:
+                return profile
+    finally:
+        con.close()
     return None
 
 

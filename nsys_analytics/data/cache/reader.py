@@ -4,7 +4,7 @@ attached read-only; the Profile then puts them behind the compat views and the d
 from __future__ import annotations
 
 from ..bad_rows import BadRows
-from . import layout
+from . import layout, parts
 from .store import ProfileCache, damaged
 
 
@@ -15,7 +15,7 @@ class CacheReader:
         self.con = con
         self.pcache = pcache
         self.decoded = decoded  # False: raw tables only (a profile that keeps some rows of each)
-        self.attached: dict[str, str] = {}  # part -> catalog name
+        self.attached: dict[str, str] = {}  # part -> the FROM item that reads it
         self.paths: dict = {}  # part -> the file attached
         self.core = False  # the kernel table attached is its core copy (layout.CORE)
 
@@ -33,25 +33,8 @@ class CacheReader:
             self._attach(part, path)
 
     def _attach(self, part: str, path) -> None:
-        import duckdb
-
-        from ..database import _quote
-
-        alias = f"nsys_cache_{path.name[: -len('.duckdb')]}".replace(".", "_")
-        try:
-            self.con.execute(f'ATTACH {_quote(str(path))} AS "{alias}" (READ_ONLY)')
-        except duckdb.Error as e:
-            if self.pcache.is_core(path) and not path.exists():  # removed as another process copied the whole table
-                whole = self.pcache.ensure([part], whole_kernels=True).get(part)
-                if whole is None:
-                    raise
-                self._attach(part, whole)
-                return
-            if not damaged(e):
-                raise
-            self._rebuild(path, e)
-            self.con.execute(f'ATTACH {_quote(str(path))} AS "{alias}" (READ_ONLY)')
-        self.attached[part] = alias
+        """Read `part` from the file `path` from now on (the store checked its digest)."""
+        self.attached[part] = parts.source(self.con, path)
         self.paths[part] = path
         if part == layout.KERNEL_TABLE:
             self.core = self.pcache.is_core(path)
@@ -65,7 +48,7 @@ class CacheReader:
         if found.get(layout.KERNEL_TABLE) == self.pcache.file(layout.KERNEL_TABLE):
             self._attach(layout.KERNEL_TABLE, found[layout.KERNEL_TABLE])
         else:
-            del self.attached[layout.KERNEL_TABLE]
+            del self.attached[layout.KERNEL_TABLE], self.paths[layout.KERNEL_TABLE]
             self.core = False
         return True
 
@@ -76,24 +59,20 @@ class CacheReader:
         if self.pcache is None or not damaged(error):
             return False
         healed = False
-        for part, alias in list(self.attached.items()):
-            problem = self._unreadable(alias)
+        for part, path in list(self.paths.items()):
+            problem = self._unreadable(path)
             if problem is not None:
-                self.con.execute(f'DETACH "{alias}"')
-                self._rebuild(self.paths[part], problem)
-                self._attach(part, self.paths[part])
+                self._rebuild(path, problem)
+                self._attach(part, path)
                 healed = True
         return healed
 
-    def _unreadable(self, alias: str) -> Exception | None:
-        """The error reading every value of every table of an attached part raises, or None (none does)."""
+    def _unreadable(self, path) -> Exception | None:
+        """The error reading every value of a part raises, or None (none does)."""
         import duckdb
 
         try:
-            tables = self.con.execute("SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ?",
-                                      [alias]).fetchall()
-            for schema, table in tables:
-                self.con.execute(f'SELECT min(COLUMNS(*)) FROM "{alias}"."{schema}"."{table}"').fetchall()
+            parts.read_whole(self.con, path)
         except duckdb.Error as e:
             return e if damaged(e) else None
         return None
@@ -101,11 +80,11 @@ class CacheReader:
     def _rebuild(self, path, problem: Exception) -> None:
         import sys
 
-        self.pcache.drop(path.name[: -len(".duckdb")])
+        self.pcache.drop(path.name[: -len(parts.SUFFIX)])
         note = str(problem).splitlines()[0][:160]
         print(f"note: the cache of {self.pcache.sqlite_path.name} had a damaged part ({path.name}: {note}); "
               "built it again", file=sys.stderr)
-        if path.name[: -len(".duckdb")] not in self.pcache.ensure_parts([path.name[: -len(".duckdb")]]):
+        if path.name[: -len(parts.SUFFIX)] not in self.pcache.ensure_parts([path.name[: -len(parts.SUFFIX)]]):
             raise problem
 
     def close(self) -> None:
@@ -119,7 +98,7 @@ class CacheReader:
             return None
         if name == layout.KERNEL_TABLE and self.core:
             return layout.core_select(self.attached[name])
-        return f'SELECT * FROM "{self.attached[name]}".compat."{name}"'
+        return f"SELECT * FROM {self.attached[name]}"
 
     def bad_rows(self, part: str = layout.KERNEL_TABLE) -> BadRows | None:
         """The bad kernel rows the cached kernel table was stored without (its build counted them), from an
@@ -128,8 +107,7 @@ class CacheReader:
                                                 layout.KERNEL_TABLE in layout.tables_of(part))
         if part not in self.attached or not reads:
             return None
-        alias = self.attached[part]
-        meta = dict(self.con.execute(f'SELECT key, value FROM "{alias}".{layout.META}').fetchall())
+        meta = parts.meta(self.con, self.paths[part])
         return BadRows(**{k: int(meta.get(f"bad_{k}", 0)) for k in BadRows.__dataclass_fields__})
 
     def decodes(self, name: str) -> bool:
@@ -139,5 +117,5 @@ class CacheReader:
     def body(self, name: str) -> str | None:
         """A read of the decoded table for a view the cache holds, else None."""
         if name in layout.MATERIALIZED and name in self.attached:
-            return f'SELECT * FROM "{self.attached[name]}".{layout.DECODED}.{name}'
+            return f"SELECT * FROM {self.attached[name]}"
         return None

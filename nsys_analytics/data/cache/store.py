@@ -19,17 +19,19 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import layout
+from . import layout, parts
+from .parts import SUFFIX
 from .folder import cache_dir, columnar_dir, enabled, max_size, min_size
 from .identity import path_prefix
 from .lease import LEASE, Lease, hold, unused
 
-SUFFIX = ".duckdb"
 WAL_COPIES = "wal-copies"  # source.py: a folder per WAL-mode export's version, with its lease
 KERNEL_CHECKS = "kernel-checks"  # the kernel rows' checks of profiles read directly (Profile._valid_kernels)
-# What DuckDB says of a cache file that is not whole: overwritten, truncated, or a block whose checksum fails.
-_DAMAGED = re.compile(r"not a valid DuckDB database file|Corrupt database file|checksum|Could not read enough bytes"
-                      r"|database file .* is corrupt|No more data remaining", re.IGNORECASE)
+# What DuckDB says of a cache file that is not whole: overwritten, truncated, a page that fails to decompress or
+# decode, or gone (removed by hand while a reader used it).
+_DAMAGED = re.compile(r"parquet|magic bytes|too small|zstd|decompress|corrupt|checksum|Could not read enough bytes"
+                      r"|No more data remaining|No files found|Thrift|out of range for|invalid .*encoding",
+                      re.IGNORECASE)
 _DAMAGE = re.compile(r"malformed|not a database|disk I/O error|SQLite", re.IGNORECASE)
 
 
@@ -67,14 +69,26 @@ class ProfileCache:
         """Remove the parts that cannot be read whole, with a note; True if there was one."""
         dropped = [f for f in self.folder.glob(f"*{SUFFIX}") if not whole(f)]
         for f in dropped:
-            f.unlink(missing_ok=True)
+            parts.remove(f)
             print(f"note: the cache of {self.sqlite_path.name} had a damaged part ({f.name}); building it again",
                   file=sys.stderr)
         return bool(dropped)
 
     def drop(self, name: str) -> None:
         """Remove a damaged part (its next use builds it again)."""
-        self.file(name).unlink(missing_ok=True)
+        parts.remove(self.file(name))
+
+    def _ready(self, name: str) -> bool:
+        """Whether the part is there and whole (its digest matches); one that is not is removed, with a note."""
+        path = self.file(name)
+        if not path.exists():
+            return False
+        if parts.intact(path):
+            return True
+        parts.remove(path)
+        print(f"note: the cache of {self.sqlite_path.name} had a damaged part ({path.name}: its bytes do not match "
+              "their digest); building it again", file=sys.stderr)
+        return False
 
     def ensure(self, names, whole_kernels: bool = False) -> dict[str, Path]:
         """The cache files of these raw tables and decoded views, built first where missing (those that could
@@ -85,17 +99,17 @@ class ProfileCache:
             return found
         for name in names:
             part = name
-            if name == layout.KERNEL_TABLE and not whole_kernels and not self.file(name).exists():
+            if name == layout.KERNEL_TABLE and not whole_kernels and not self._ready(name):
                 part = layout.CORE
-                if not self.broken and not self.file(part).exists() and not self._build(part):
+                if not self.broken and not self._ready(part) and not self._build(part):
                     part = name  # no core copy (rows may repeat): the whole table
-            if not self.broken and (self.file(part).exists() or self._build(part)):
+            if not self.broken and (self._ready(part) or self._build(part)):
                 found[name] = self.file(part)
         return found
 
-    def ensure_parts(self, parts) -> list[str]:
+    def ensure_parts(self, names) -> list[str]:
         """Build these part files (named as their files are) where missing; return those that are there."""
-        return [p for p in parts if self.use() and not self.broken and (self.file(p).exists() or self._build(p))]
+        return [p for p in names if self.use() and not self.broken and (self._ready(p) or self._build(p))]
 
     def is_core(self, path: Path) -> bool:
         return path == self.file(layout.CORE)
@@ -119,10 +133,9 @@ class ProfileCache:
             elif name == layout.CORE:
                 build_table(self.sqlite_path, self.raw_columns, layout.KERNEL_TABLE, self.file(name), core=True)
             else:
+                # The core copy stays beside the whole kernel table (a few MB at most): a process that read it
+                # opens it by its path at each query.
                 build_table(self.sqlite_path, self.raw_columns, name, self.file(name))
-                if name == layout.KERNEL_TABLE and self.file(name).exists():
-                    # the whole table holds every column of the core copy, which nothing reads from now on
-                    self.file(layout.CORE).unlink(missing_ok=True)
         except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop the command
             import duckdb
 
@@ -148,7 +161,7 @@ class ProfileCache:
         from .build import build_decoded
 
         if inline:
-            decoded = {n: self.file(n) for n in layout.stored_inputs(name) if self.file(n).exists()}
+            decoded = {n: self.file(n) for n in layout.stored_inputs(name) if self._ready(n)}
         else:
             decoded = self.ensure(layout.stored_inputs(name))
         tables = layout.build_plan(name, frozenset(decoded))[1]
@@ -322,16 +335,14 @@ def damaged(error: Exception) -> bool:
 
 
 def whole(part: Path) -> bool:
-    """Whether every value of every table of a part can be read (DuckDB checks each block's checksum)."""
+    """Whether every value of a part and its metadata can be read."""
     import duckdb
 
-    try:
-        con = duckdb.connect(str(part), read_only=True)
-    except duckdb.Error:
+    if not parts.intact(part):
         return False
+    con = duckdb.connect()
     try:
-        for schema, table in con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall():
-            con.execute(f'SELECT min(COLUMNS(*)) FROM "{schema}"."{table}"').fetchall()
+        parts.read_whole(con, part)
     except duckdb.Error:
         return False
     finally:
