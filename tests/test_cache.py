@@ -67,12 +67,11 @@ def test_first_query_builds_what_it_reads_and_later_ones_read_it(cached):
     built = {f: f.stat().st_mtime_ns for f in folder.iterdir()}
     assert kernel_count(TRAIN) == direct_kernel_count(TRAIN)
     assert "kernels.parquet" in parts(cached)  # a decoded view, built from the cached raw tables
-    # it reads launch columns: the whole kernel table is copied and read from now on; the rest is read, not rebuilt
+    # it reads launch columns: the whole kernel table replaces the core copy; the rest is read, not rebuilt
     assert "CUPTI_ACTIVITY_KIND_KERNEL.parquet" in parts(cached)
-    assert all(f.stat().st_mtime_ns == t for f, t in built.items())
-    with nsys_analytics.open(TRAIN) as p:
-        p.kernel_summary()
-        assert p._cache.paths["CUPTI_ACTIVITY_KIND_KERNEL"].name == "CUPTI_ACTIVITY_KIND_KERNEL.parquet"
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.core.parquet" not in parts(cached)
+    core = "CUPTI_ACTIVITY_KIND_KERNEL.core.parquet"
+    assert all(f.stat().st_mtime_ns == t for f, t in built.items() if not f.name.startswith(core))
 
 
 def test_no_cache_option_and_small_profiles_build_nothing(cached, monkeypatch):
@@ -453,3 +452,17 @@ def test_a_stored_view_that_cannot_be_built_is_computed_from_what_it_reads(cache
         assert nvtx.nvtx_kernel_summary(p).rows == expected
     assert "cannot cache" in capsys.readouterr().err
     assert "_nvtx_kernel_stats.parquet" not in parts(cached)
+
+
+def test_a_core_copy_removed_by_another_process_is_read_as_the_whole_table(cached):
+    """Another process copies the whole kernel table and removes the core copy this one reads: its next query
+    finds the file gone, reads the whole table instead, and counts what the export holds."""
+    query = 'SELECT count(*) FROM compat."CUPTI_ACTIVITY_KIND_KERNEL"'
+    with nsys_analytics.open(TRAIN) as p:
+        assert p.sql(query).rows[0][0] == direct_kernel_count(TRAIN)
+        assert p._cache.core
+        with nsys_analytics.open(TRAIN) as other:
+            assert other._cache.pcache.ensure(["CUPTI_ACTIVITY_KIND_KERNEL"], whole_kernels=True)
+        assert "CUPTI_ACTIVITY_KIND_KERNEL.core.parquet" not in parts(cached)
+        assert p.sql(query).rows[0][0] == direct_kernel_count(TRAIN)
+        assert not p._cache.core

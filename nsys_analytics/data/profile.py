@@ -170,6 +170,12 @@ class Profile:
         self._ensure_compat(KERNEL_TABLE)
         return True
 
+    def _heal(self, error: Exception) -> bool:
+        """After a query failed on the cache: True once what it read is whole again (then it can run again)."""
+        if self._cache.core_gone():  # another process copied the whole kernel table and removed the core copy
+            return self._whole_kernels()
+        return self._cache.heal(error)
+
     def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
         """The compat layer's SELECT of a raw table of the export (with _where's condition)."""
         select = compat_select(self.raw_columns, raw, table, columns)
@@ -213,7 +219,7 @@ class Profile:
             try:
                 self._ensure_objects(query)
             except duckdb.Error as e:  # a cache file was damaged: again once it is built anew
-                if not self._cache.heal(e):
+                if not self._heal(e):
                     raise
                 self._ensure_objects(query)
         except duckdb.Error as e:
@@ -301,7 +307,7 @@ class Profile:
             try:
                 cur = self._execute(query, params)
             except duckdb.Error as e:  # a cache file was damaged: again once it is built anew
-                if not self._cache.heal(e):
+                if not self._heal(e):
                     raise
                 cur = self._execute(query, params)
             if cur.description is None:

@@ -34,6 +34,11 @@ class CacheReader:
 
     def _attach(self, part: str, path) -> None:
         """Read `part` from the file `path` from now on (the store checked its digest)."""
+        if self.pcache.is_core(path) and not path.exists():  # removed as the whole table was copied (a view built
+            whole = self.pcache.ensure([part], whole_kernels=True).get(part)  # since, or another process)
+            if whole is None:  # it could not be copied: the kernels are read from the export
+                return
+            path = whole
         self.attached[part] = parts.source(self.con, path)
         self.paths[part] = path
         if part == layout.KERNEL_TABLE:
@@ -51,6 +56,10 @@ class CacheReader:
             del self.attached[layout.KERNEL_TABLE], self.paths[layout.KERNEL_TABLE]
             self.core = False
         return True
+
+    def core_gone(self) -> bool:
+        """Whether the core kernel copy read is gone: another process copied the whole table and removed it."""
+        return self.core and not self.paths[layout.KERNEL_TABLE].exists()
 
     def heal(self, error: Exception) -> bool:
         """After a query failed on a damaged cache file (truncated, overwritten, a block whose checksum fails):

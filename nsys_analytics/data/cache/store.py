@@ -133,9 +133,11 @@ class ProfileCache:
             elif name == layout.CORE:
                 build_table(self.sqlite_path, self.raw_columns, layout.KERNEL_TABLE, self.file(name), core=True)
             else:
-                # The core copy stays beside the whole kernel table (a few MB at most): a process that read it
-                # opens it by its path at each query.
                 build_table(self.sqlite_path, self.raw_columns, name, self.file(name))
+                if name == layout.KERNEL_TABLE and self.file(name).exists():
+                    # the whole table holds every column of the core copy, which nothing reads from now on (a
+                    # process that read it finds it gone at its next query and reads the whole table: reader.heal)
+                    parts.remove(self.file(layout.CORE))
         except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop the command
             import duckdb
 
