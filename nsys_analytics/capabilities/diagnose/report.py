@@ -12,6 +12,7 @@ from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, steady_state
 from .beyond import BEYOND_RULES, Thresholds
 from .data import Window, prepare_views, query_body, reads_pass
 from .findings import Finding, cpu_advice, ms, rank
+from .memo import remembered_report
 from .nsys_rules import NSYS_RULES, NsysOptions, RuleOutcome, run_nsys_rule
 from .ranges import attach_ranges, range_window
 from .sweep import sweep
@@ -75,9 +76,10 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
         raise UsageError(f"unknown rule {unknown[0]!r}; choose from {', '.join(RULES)}")
     if window.from_ns > window.to_ns:
         raise UsageError("the start time cannot be later than the end time")
+    options = (rules, window, nsys_options, thresholds, range_name, scope, step_range, warmup_range, graphs,
+               warmup_steps)
     with database.memory_limit(profile.con, MEMORY_LIMIT):
-        return _diagnose(profile, rules, window, nsys_options, thresholds, range_name, scope, step_range,
-                         warmup_range, graphs, warmup_steps)
+        return remembered_report(profile, options, lambda: _diagnose(profile, *options))
 
 
 def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_options: NsysOptions,

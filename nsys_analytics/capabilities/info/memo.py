@@ -6,47 +6,24 @@ profiles of at least the cache's minimum size, never with --no-cache (data/cache
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
 
-FORMAT = "info-v1"  # change it when profile_info computes something else
+FORMAT = "info-v2"  # change it when profile_info computes something else
 KEEP = 64
 MAX_BYTES = 2**20
 
 
 def remembered_info(profile: "Profile", compute: Callable[[], dict]) -> dict:
     """`compute()`, or what it returned before for this file, with the notes it printed printed again."""
-    from ...data.cache.remembered import per_file
+    from ...data.cache.remembered import per_profile
 
-    printed = getattr(profile, "on_note", None)
-    computed = False
+    def load(found) -> dict:
+        if not isinstance(found, dict):
+            raise TypeError("not an info answer")
+        return found
 
-    def noted() -> dict:
-        nonlocal computed
-        computed = True
-        notes: list[str] = []
-        if printed is not None:
-            profile.on_note = lambda note: (notes.append(note), printed(note))
-        try:
-            return {"info": compute(), "notes": notes}
-        finally:
-            if printed is not None:
-                profile.on_note = printed
-
-    def load(text: str) -> dict | None:
-        try:
-            found = json.loads(text)
-            return found if isinstance(found.get("info"), dict) and isinstance(found.get("notes"), list) else None
-        except (ValueError, AttributeError):
-            return None
-
-    kept = per_file(profile.sqlite_path, "info", f"{FORMAT}\0{profile.path}", noted, load,
-                    lambda found: json.dumps(found, separators=(",", ":")), KEEP, MAX_BYTES)
-    if not computed and printed is not None:  # remembered: its notes are printed as the reading printed them
-        for note in kept["notes"]:
-            printed(note)
-    return kept["info"]
+    return per_profile(profile, "info", FORMAT, compute, load, lambda info: info, KEEP, MAX_BYTES)
