@@ -19,6 +19,7 @@ from click.testing import CliRunner
 import nsys_analytics
 from nsys_analytics.data import cache
 from nsys_analytics.cli.main import cli
+from nsys_analytics.data.cache.parts import write as parts_write
 
 from .conftest import PROFILES
 
@@ -466,3 +467,31 @@ def test_a_core_copy_removed_by_another_process_is_read_as_the_whole_table(cache
         assert "CUPTI_ACTIVITY_KIND_KERNEL.core.parquet" not in parts(cached)
         assert p.sql(query).rows[0][0] == direct_kernel_count(TRAIN)
         assert not p._cache.core
+
+
+def test_decoded_parts_are_stored_in_time_order(cached, monkeypatch, tmp_path):
+    """A decoded part with a start time is written ordered by it (parts.write): its timestamps then take a few bits
+    each in Parquet's delta encoding; the rows are those of the view computed without the cache."""
+    import duckdb
+
+    from nsys_analytics.data.cache import parts
+
+    con = duckdb.connect()
+    shuffled = "SELECT i * 1000 AS start_ns, i AS op FROM range(100000) t(i) ORDER BY hash(i)"
+    parts.write(con, shuffled, tmp_path / "a.parquet", {}, in_time_order=True)
+    parts.write(con, shuffled, tmp_path / "b.parquet", {})
+    starts = {n: [s for (s,) in con.execute(f"SELECT start_ns FROM read_parquet('{tmp_path / n}')").fetchall()]
+              for n in ("a.parquet", "b.parquet")}
+    assert starts["a.parquet"] == sorted(starts["b.parquet"]) != starts["b.parquet"]
+    assert (tmp_path / "a.parquet").stat().st_size < (tmp_path / "b.parquet").stat().st_size / 2
+
+    ordered = []
+    monkeypatch.setattr(parts, "write", lambda *a, **k: (ordered.append((a[2].name, k.get("in_time_order"))),
+                                                          parts_write(*a, **k))[1])
+    query = "SELECT count(*), sum(start_ns), sum(duration_ns) FROM _range_ops"
+    with nsys_analytics.open(TRAIN) as p:
+        counted = p.sql(query).rows
+    assert any(name.startswith("._range_ops.parquet") and flag for name, flag in ordered)
+    monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1")
+    with nsys_analytics.open(TRAIN) as p:
+        assert p.sql(query).rows == counted

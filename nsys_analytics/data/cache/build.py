@@ -113,7 +113,8 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dic
             for name in computed:
                 if name not in schema_objects.TABLE_MACROS:
                     con.execute(f"CREATE TEMP VIEW {name} AS {schema_objects.body(name)}")
-            parts.write(con, f"SELECT * FROM temp.main.{view}", tmp, layout.meta_rows(None) | extra)
+            parts.write(con, f"SELECT * FROM temp.main.{view}", tmp, layout.meta_rows(None) | extra,
+                        in_time_order=True)
         finally:
             con.close()
 
