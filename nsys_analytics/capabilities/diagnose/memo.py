@@ -16,22 +16,22 @@ from .nsys_rules import NSYS_RULES, RuleOutcome
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
-    from .report import DiagnoseReport
 
 FORMAT = "diagnose-v1"  # change it when a rule or the report computes something else
 KEEP = 64
 MAX_BYTES = 16 * 2**20
 
 
-def remembered_report(profile: "Profile", options: tuple, compute: Callable[[], "DiagnoseReport"]) -> "DiagnoseReport":
-    """`compute()`, or the report it gave before for this file's present content and these `options`."""
+def remembered_report(profile: "Profile", options: tuple, compute: Callable[[], Any], make: Callable[..., Any]):
+    """`compute()` (a DiagnoseReport), or the report it gave before for this file's present content and these
+    `options`, made again by `make` (the DiagnoseReport class, which imports this module)."""
     from ...data.cache.remembered import per_profile
 
     salt = "\0".join([FORMAT, *map(repr, options)])
-    return per_profile(profile, "diagnose", salt, compute, _load, _dump, KEEP, MAX_BYTES)
+    return per_profile(profile, "diagnose", salt, compute, lambda found: _load(found, make), _dump, KEEP, MAX_BYTES)
 
 
-def _dump(report: "DiagnoseReport") -> dict[str, Any]:
+def _dump(report) -> dict[str, Any]:
     return {"outcomes": [{"rule": o.rule.name, "result": None if o.result is None else _result_dict(o.result),
                           "skipped": o.skipped, "total_rows": o.total_rows, "total_ns": o.total_ns}
                          for o in report.outcomes],
@@ -39,14 +39,11 @@ def _dump(report: "DiagnoseReport") -> dict[str, Any]:
             "rules": list(report.rules), "graphs": report.graphs}
 
 
-def _load(found: dict[str, Any]) -> "DiagnoseReport":
-    from .report import DiagnoseReport
-
+def _load(found: dict[str, Any], make: Callable[..., Any]):
     outcomes = [RuleOutcome(NSYS_RULES[o["rule"]], None if o["result"] is None else _result(o["result"]),
                             o["skipped"], o["total_rows"], o["total_ns"]) for o in found["outcomes"]]
     findings = [Finding(**{**f, "windows": [tuple(w) for w in f["windows"]]}) for f in found["findings"]]
-    return DiagnoseReport(outcomes, findings, found["range"], found["window"], tuple(found["rules"]),
-                          found["graphs"])
+    return make(outcomes, findings, found["range"], found["window"], tuple(found["rules"]), found["graphs"])
 
 
 def _result_dict(result: Result) -> dict[str, Any]:

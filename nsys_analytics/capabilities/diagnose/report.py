@@ -79,7 +79,7 @@ def diagnose(profile: Profile, rules: tuple[str, ...] = RULES, window: Window = 
     options = (rules, window, nsys_options, thresholds, range_name, scope, step_range, warmup_range, graphs,
                warmup_steps)
     with database.memory_limit(profile.con, MEMORY_LIMIT):
-        return remembered_report(profile, options, lambda: _diagnose(profile, *options))
+        return remembered_report(profile, options, lambda: _diagnose(profile, *options), DiagnoseReport)
 
 
 def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_options: NsysOptions,

@@ -40,13 +40,13 @@ def write(con, select: str, target: Path, meta: dict[str, str], in_time_order: b
     from ..sql_files import sql_literal
 
     columns = con.execute(f"DESCRIBE {select}").fetchall()
-    if in_time_order and "start_ns" in [name for name, *_ in columns]:
-        select = f"SELECT * FROM ({select}) ORDER BY start_ns"
     wide = [name for name, kind, *_ in columns if kind == "HUGEINT"]
     if wide:
         casts = ", ".join(f"CAST({_ident(c)} AS DECIMAL(38, 0)) AS {_ident(c)}" for c in wide)
         select = f"SELECT * REPLACE ({casts}) FROM ({select})"
         meta = meta | {_HUGEINT: ",".join(wide)}
+    if in_time_order and "start_ns" in [name for name, *_ in columns]:  # outermost: COPY keeps a top ORDER BY
+        select = f"SELECT * FROM ({select}) ORDER BY start_ns"
     # Literals, not bound parameters: DuckDB's first parameter binding imports pandas (a quarter of a second).
     pairs = ", ".join(f"{sql_literal(k)}: {sql_literal(v)}" for k, v in meta.items())
     kv = f", KV_METADATA {{{pairs}}}" if pairs else ""
