@@ -36,7 +36,7 @@ def memos(cache_folder):
 def test_the_digest_is_the_files_sha256_and_is_remembered(profile, cache_folder, monkeypatch):
     assert digest.sha256_of(profile) == sha256sum(profile)
     assert len(memos(cache_folder)) == 1
-    monkeypatch.setattr(digest, "_hash", lambda path: pytest.fail("hashed again"))
+    monkeypatch.setattr(digest, "hash_file", lambda path, algorithm: pytest.fail("hashed again"))
     assert digest.sha256_of(profile) == sha256sum(profile)
 
 
@@ -61,7 +61,7 @@ def test_the_identity_digest_is_the_files_xxh3_and_is_remembered_apart_from_its_
     assert digest.content_digest(profile) == whole
     assert digest.sha256_of(profile) == sha256sum(profile)
     assert sorted(m.rsplit(".", 1)[1] for m in memos(cache_folder)) == ["sha256", "xxh3_128"]
-    monkeypatch.setattr(digest, "_hash", lambda path, algorithm: pytest.fail("hashed again"))
+    monkeypatch.setattr(digest, "hash_file", lambda path, algorithm: pytest.fail("hashed again"))
     assert digest.content_digest(profile) == whole
     monkeypatch.undo()
     with open(profile, "r+b") as f:  # one byte changed at the end, mtime kept

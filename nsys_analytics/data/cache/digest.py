@@ -40,7 +40,7 @@ def content_digest(path: str | Path) -> str:
 
 def _digest(path: Path, algorithm: str) -> str:
     if not enabled():
-        return _hash(path, algorithm)
+        return hash_file(path, algorithm)
     key = hashlib.sha256(f"{SALT}\0{algorithm}\0{path.resolve()}\0{facts(path)}".encode()).hexdigest()[:32]
     memo = cache_dir() / "digests" / f"{key}.{algorithm}"
     pattern = _ALGORITHMS[algorithm][1]
@@ -48,15 +48,16 @@ def _digest(path: Path, algorithm: str) -> str:
     def known(text: str) -> str | None:
         return text.strip() if pattern.fullmatch(text.strip()) else None
 
-    return recalled(path, memo, lambda: _hash(path, algorithm), known, lambda digest: digest + "\n", KEEP)
+    return recalled(path, memo, lambda: hash_file(path, algorithm), known, lambda digest: digest + "\n", KEEP)
 
 
-def _hash(path: Path, algorithm: str) -> str:
+def hash_file(path: Path, algorithm: str) -> str:
+    """The digest of the file's bytes (a folder: of its files' names and digests), read now, remembered nowhere."""
     new = _ALGORITHMS[algorithm][0]
     if path.is_dir():  # an nsys parquetdir/arrowdir export: its files' names and bytes, in name order
         h = new()
         for p in sorted(q for q in path.iterdir() if q.is_file()):
-            h.update(f"{p.name}\0{_hash(p, algorithm)}\0".encode())
+            h.update(f"{p.name}\0{hash_file(p, algorithm)}\0".encode())
         return h.hexdigest()
     with open(path, "rb") as f:
         return hashlib.file_digest(f, new).hexdigest()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .digest import hash_file
+
 SUFFIX = ".parquet"
 _OPTIONS = "FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION v2"
 
@@ -63,8 +65,7 @@ def meta(con, path: Path) -> dict[str, str]:
 
 def read_whole(con, path: Path) -> None:
     """Raise DuckDB's error where a value of the part cannot be read (a damaged page fails to decompress)."""
-    con.execute(f"SELECT min(COLUMNS(*)) FROM {source(con, path)}").fetchall()
-    meta(con, path)
+    con.execute(f"SELECT min(COLUMNS(*)) FROM {source(con, path)}").fetchall()  # source reads the metadata
 
 
 # -- the seal: Parquet pages carry no checksum (a flipped byte reads as other numbers half the time), so each part
@@ -81,7 +82,7 @@ def seal(tmp: Path, target: Path) -> None:
     """Write the digest of `tmp`, about to be renamed to `target`, beside `target` (whole: renamed into place)."""
     import os
 
-    text = _digest(tmp)
+    text = hash_file(tmp, "xxh3_128")
     sealed = seal_path(target)
     partial = sealed.with_name(f".{sealed.name}.{os.getpid()}.partial")
     try:
@@ -101,7 +102,7 @@ def intact(path: Path) -> bool:
         if key is not None and key in _SEALED:
             return _SEALED[key]
         try:
-            ok = seal_path(path).read_text() == _digest(path)
+            ok = seal_path(path).read_text() == hash_file(path, "xxh3_128")
         except OSError:
             ok = False
         if ok or attempt:
@@ -115,15 +116,6 @@ def intact(path: Path) -> bool:
 def remove(path: Path) -> None:
     path.unlink(missing_ok=True)
     seal_path(path).unlink(missing_ok=True)
-
-
-def _digest(path: Path) -> str:
-    import hashlib
-
-    import xxhash
-
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, xxhash.xxh3_128).hexdigest()
 
 
 def _facts(path: Path) -> tuple | None:

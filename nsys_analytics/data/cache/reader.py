@@ -34,8 +34,9 @@ class CacheReader:
 
     def _attach(self, part: str, path) -> None:
         """Read `part` from the file `path` from now on (the store checked its digest)."""
-        if self.pcache.is_core(path) and not path.exists():  # removed as the whole table was copied (a view built
-            whole = self.pcache.ensure([part], whole_kernels=True).get(part)  # since, or another process)
+        # a core kernel copy is removed once the whole table is copied (by a view built since, or another process)
+        if self.pcache.is_core(path) and not path.exists():
+            whole = self.pcache.ensure([part], whole_kernels=True).get(part)
             if whole is None:  # it could not be copied: the kernels are read from the export
                 return
             path = whole
@@ -89,11 +90,12 @@ class CacheReader:
     def _rebuild(self, path, problem: Exception) -> None:
         import sys
 
-        self.pcache.drop(path.name[: -len(parts.SUFFIX)])
+        name = path.name[: -len(parts.SUFFIX)]
+        self.pcache.drop(name)
         note = str(problem).splitlines()[0][:160]
         print(f"note: the cache of {self.pcache.sqlite_path.name} had a damaged part ({path.name}: {note}); "
               "built it again", file=sys.stderr)
-        if path.name[: -len(parts.SUFFIX)] not in self.pcache.ensure_parts([path.name[: -len(parts.SUFFIX)]]):
+        if name not in self.pcache.ensure_parts([name]):
             raise problem
 
     def close(self) -> None:
