@@ -51,36 +51,42 @@ def nccl_sum_set(pset) -> SetResult:
 
 def nccl_summary_set(pset, by: str = "op") -> SetResult:
     """NCCL kernels' GPU time per operation (or kernel name, or NCCL NVTX range): combined over ranks and per
-    rank."""
-    ops = nccl_frame(pset)
-    per_rank = []
-    for rank in pset.ranks:
-        mine = ops[ops["rank"] == rank]
-        dist = (mine.assign(key=mine[by].fillna("(none)"))
+    rank. Each rank's kernels are folded into their distribution as the engine delivers them and let go (256 ranks
+    of 4,536 NCCL kernels: a million rows of strings otherwise)."""
+    per_rank, kernels, known, ranged = [], 0, 0, False
+    for m, ops in pset.imap(data.nccl_ops):
+        dist = (ops.assign(key=ops[by].astype(object).fillna("(none)"))
                 .groupby(["key", "duration_ns"], as_index=False).size().rename(columns={"size": "instances"}))
-        per_rank.append((rank, dist.rename(columns={"key": "name"})))
+        per_rank.append((m.rank, dist.rename(columns={"key": "name"})))
+        kernels += len(ops)
+        known += int(ops["bytes"].notna().sum())
+        ranged = ranged or bool(ops["nvtx_range"].notna().any())
     result = distribution_summary(per_rank, key_header={"op": "Operation", "name": "Name",
                                                         "nvtx_range": "NVTX Range"}[by])
-    if ops.empty:
+    if not kernels:
         result.notes.append("No NCCL kernels (ncclDevKernel_* / ncclKernel_*) in these profiles.")
     else:
-        result.notes.append(bytes_note(ops))
+        result.notes.append(_bytes_note(kernels, known, ranged))
     return result
 
 
 def bytes_note(ops: pd.DataFrame) -> str:
     """How many NCCL kernels have a known message size, and why the others do not."""
-    known = int(ops["bytes"].notna().sum())
-    if known == len(ops):
-        return f"Message sizes known for all {len(ops)} NCCL kernels (NCCL's NVTX payloads); --trace lists them."
+    return _bytes_note(len(ops), int(ops["bytes"].notna().sum()), bool(ops["nvtx_range"].notna().any()))
+
+
+def _bytes_note(kernels: int, known: int, ranged: bool) -> str:
+    """`ranged`: some kernel was launched inside one of NCCL's NVTX ranges."""
+    if known == kernels:
+        return f"Message sizes known for all {kernels} NCCL kernels (NCCL's NVTX payloads); --trace lists them."
     if not known:
-        return f"bytes unknown for all {len(ops)} NCCL kernels: {_why_unknown(ops)}."
-    return (f"Message sizes known for {known} of {len(ops)} NCCL kernels; bytes unknown for the others: "
-            f"{_why_unknown(ops)}.")
+        return f"bytes unknown for all {kernels} NCCL kernels: {_why_unknown(ranged)}."
+    return (f"Message sizes known for {known} of {kernels} NCCL kernels; bytes unknown for the others: "
+            f"{_why_unknown(ranged)}.")
 
 
-def _why_unknown(ops: pd.DataFrame) -> str:
-    if ops["nvtx_range"].notna().any():
+def _why_unknown(ranged: bool) -> str:
+    if ranged:
         return ("the export has NCCL's NVTX ranges but not their payloads' sizes: re-export with `nsys export --type "
                 "sqlite --include-json true`")
     return "no NCCL NVTX ranges (NCCL 2.19+ under `nsys profile --trace=nvtx` records them)"
