@@ -1,7 +1,9 @@
-"""Benchmark many-rank work: `kernels` and `ranks` over 64 rank files of ~250 k kernels each (16 M in all), on the
-local process pool and on a local Dask cluster of 2 workers, beside one-file runs.
+"""Benchmark many-rank work: `kernels`, `ranks` and `nccl --by op` over 64 rank files of ~250 k kernels each (16 M in
+all), on the local process pool and on a local Dask cluster of 2 workers, beside one-file runs; with --sequential
+also in the command's own process (`--jobs 1`), whose output each engine's must equal.
 
     python bench/bench_ranks.py [--ranks 64] [--kernels 250000] [--source RANK.sqlite] [--dir /tmp/bench/ranks64_ddp]
+                                [--no-dask] [--sequential]
 
 The rank files are made once (scale_profile.py replicates a real rank export, rank 0 of the ddp_straggler fixture,
 along the time axis; the other ranks are byte copies of it under their own names, report.N.sqlite) and reused. Prints wall time, the peak memory of the
@@ -130,6 +132,8 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/bench/ranks64_ddp"))
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--sequential", action="store_true",
+                        help="also run each command with --jobs 1 and compare the outputs (slow: one core)")
     args = parser.parse_args()
     files = make_ranks(args.source, args.dir, args.ranks, args.kernels)
     per_file = count_kernels(files[0])
@@ -161,16 +165,27 @@ def main() -> None:
     print(f"\nafter: {load()}")
 
 
+# command -> its arguments after the files
+COMMANDS = {"kernels": ["kernels"], "ranks": ["ranks"], "nccl": ["nccl", "--by", "op"]}
+
+
 def warm_rows(files, args, out: Path) -> list:
     rows = []
-    for command in ("kernels", "ranks"):
-        one = run([command, str(files[0]), "--format", "csv", "-o", str(out / f"one_{command}.csv")])
-        pool = run([command, str(args.dir), "--format", "csv", "-o", str(out / f"pool_{command}.csv")])
+    for command, words in COMMANDS.items():
+        one = run([words[0], str(files[0]), *words[1:], "--format", "csv", "-o", str(out / f"one_{command}.csv")])
+        pool = run([words[0], str(args.dir), *words[1:], "--format", "csv", "-o", str(out / f"pool_{command}.csv")])
         rows.append((f"{command}: 1 file", one))
         rows.append((f"{command}: {len(files)} files, local pool", pool))
         ideal = one["wall_s"] * len(files) / (os.cpu_count() or 1)
         rows.append((f"  (1-file time x {len(files)} / {os.cpu_count()} cores)", {
             "wall_s": ideal, "parent_peak_mib": float("nan"), "cpu_s": one.get("cpu_s", 0) * len(files)}))
+        if args.sequential:
+            rows.append((f"{command}: {len(files)} files, sequential", run(
+                [words[0], str(args.dir), *words[1:], "--jobs", "1", "--format", "csv", "-o",
+                 str(out / f"seq_{command}.csv")])))
+            same = (out / f"seq_{command}.csv").read_bytes() == (out / f"pool_{command}.csv").read_bytes()
+            print(f"{command}: pool output {'identical to' if same else 'DIFFERS from'} the sequential engine's",
+                  flush=True)
     if not args.no_dask:
         rows += dask_rows(files, args.dir, out)
     return rows
@@ -186,11 +201,11 @@ def dask_rows(files, folder: Path, out: Path) -> list:
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster:
         workers = [p.pid for p in __import__("psutil").Process().children()]  # the nannies and their workers
-        for command in ("kernels", "ranks"):
-            r = run([command, str(folder), "--scheduler", cluster.scheduler_address, "--format", "csv", "-o",
-                     str(out / f"dask_{command}.csv")], cluster_pids=workers)
+        for command, words in COMMANDS.items():
+            r = run([words[0], str(folder), *words[1:], "--scheduler", cluster.scheduler_address, "--format", "csv",
+                     "-o", str(out / f"dask_{command}.csv")], cluster_pids=workers)
             rows.append((f"{command}: {len(files)} files, Dask 2 workers", r))
-    for command in ("kernels", "ranks"):
+    for command in COMMANDS:
         same = (out / f"dask_{command}.csv").read_bytes() == (out / f"pool_{command}.csv").read_bytes()
         print(f"{command}: Dask output {'identical to' if same else 'DIFFERS from'} the pool's")
     return rows

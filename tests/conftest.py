@@ -125,6 +125,30 @@ def pytest_generate_tests(metafunc):
 def pytest_addoption(parser):
     parser.addoption("--shared-profiles", action="store_true",
                      help="also compare against the reference exports in ../shared/profiles")
+    # `make test`: a run killed by a signal (a native crash in DuckDB's SQLite reader, README.md) is run again
+    # without the tests the first run passed, instead of the whole suite a second time.
+    parser.addoption("--record-passed", metavar="FILE", type=Path,
+                     help="append the id of each test that passes to FILE, as it passes")
+    parser.addoption("--skip-passed", metavar="FILE", type=Path,
+                     help="deselect the tests whose ids FILE lists (a run killed before it ended)")
+
+
+def pytest_runtest_logreport(report):
+    """--record-passed: a test's id once all its phases passed or it was skipped (its teardown reports last)."""
+    if (report.when == "call" and report.passed) or (report.when in ("setup", "call") and report.skipped):
+        _passing.add(report.nodeid)
+    elif report.when == "teardown" and report.passed and report.nodeid in _passing and _record is not None:
+        with open(_record, "a", encoding="utf-8") as f:
+            f.write(report.nodeid + "\n")
+
+
+_record: Path | None = None
+_passing: set[str] = set()
+
+
+def pytest_configure(config):
+    global _record
+    _record = config.getoption("--record-passed")
 
 
 def nsys_folder(name: str, form: str) -> Path:
@@ -140,10 +164,12 @@ def _without_nsys_folder(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    deselected = [item for item in items if _without_nsys_folder(item)]
+    done = config.getoption("--skip-passed")
+    passed = set(done.read_text(encoding="utf-8").split("\n")) if done is not None and done.exists() else set()
+    deselected = [item for item in items if _without_nsys_folder(item) or item.nodeid in passed]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if not _without_nsys_folder(item)]
+        items[:] = [item for item in items if not (_without_nsys_folder(item) or item.nodeid in passed)]
     reason = _shared_skip_reason(config)
     if reason is None:
         return
