@@ -1,5 +1,5 @@
 """The `nsys-analytics` executable: `runs add` forks its catalog process before the CLI is imported (catalog/writer.py),
-then main.run() runs the command."""
+a report answered before is replayed (replay.py), then main.run() runs the command."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ def run() -> None:
         from ..capabilities.catalog.writer import fork_early
 
         fork_early()
+    from .replay import replay_or_record
+
+    recording = replay_or_record(sys.argv[1:])  # a command line answered before is printed again here, and exits
     from .main import run as run_command
 
-    run_command()
+    run_command(before_exit=recording.finish if recording is not None else None)
 
 
 def adds_runs(args: list[str]) -> bool:

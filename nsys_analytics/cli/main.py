@@ -121,7 +121,8 @@ def main() -> None:
     global OWN_PROCESS
     OWN_PROCESS = True
     try:
-        progress.enable(sys.stderr)  # elapsed time of long work, on a terminal only
+        # elapsed time of long work, on a terminal only; of a run being recorded (replay.py) not into the record
+        progress.enable(getattr(sys.stderr, "original", None) or sys.stderr)
         interrupts.install()
         cli(prog_name="nsys-analytics")
     except NsysAnalyticsError as e:  # raised while parsing options (e.g. a bad --start)
@@ -132,17 +133,17 @@ def main() -> None:
         sys.exit(EXIT_INTERRUPTED)
 
 
-def run() -> None:
+def run(before_exit=None) -> None:
     """The `nsys-analytics` command: main(), then the process ends at once where nothing is left for the
-    interpreter's teardown to do (`_end`)."""
+    interpreter's teardown to do (`_end`). `before_exit(code)`: called with the exit code first."""
     try:
         main()
     except SystemExit as e:
-        _end(e.code)
-    _end(0)
+        _end(e.code, before_exit)
+    _end(0, before_exit)
 
 
-def _end(code) -> None:
+def _end(code, before_exit=None) -> None:
     """Exit with `code` without the interpreter's teardown, which frees every module's objects one by one: 0.05-0.1 s
     after SQLAlchemy's import, a fifth of a `runs list`. Every file, profile and catalog was closed by its command
     and the output is flushed here; where something would still wait on the teardown (a thread that is not a
@@ -150,6 +151,8 @@ def _end(code) -> None:
     import os
     import threading
 
+    if before_exit is not None:
+        before_exit(code)
     pending = any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread())
     if "multiprocessing" in sys.modules:
         pending = pending or bool(sys.modules["multiprocessing"].active_children())
