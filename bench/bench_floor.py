@@ -9,7 +9,8 @@ For each size, gpt_train scaled to that many kernels (bench-data/, made once), w
   defines the floor for `kernels` and `nvtx-kernels`;
 - floor, counts: a Python process that reads with sqlite3 what `info` shows (each event table's rows, and the
   kernels, API calls and NVTX events per process), the floor for `info`; `diagnose` is held to the scan floor;
-- ours, first: from an empty cache folder (each command builds what it reads, `info` builds nothing);
+- ours (output to stdout, /dev/null), first: from an empty cache folder (each command builds what it reads, `info`
+  builds nothing);
 - ours, warm, computed: the same command again, computed from the cache (NSYS_ANALYTICS_REPLAY=0);
 - ours, warm, replayed: the same command line a second time, its first output printed again (cli/replay.py);
 - nsys 2022.4 (`nsys stats --report R --format csv -o ...`), where it has the report.
@@ -31,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_cache import run
+from bench_cache import CLI
 from common import count_kernels, nsys_2022, scaled_profile
 from measure import measure
 
@@ -65,10 +66,17 @@ COMMANDS = {
 
 
 def ours(args: list[str], profile: Path, folder: Path, replay: bool = True) -> dict:
-    """`replay`: False computes the answer even where the same command line was answered before (cli/replay.py)."""
-    return run([args[0], str(profile), *args[1:]],
-               {"NSYS_ANALYTICS_CACHE": str(folder), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0",
-                **({} if replay else {"NSYS_ANALYTICS_REPLAY": "0"})})
+    """The command's output to stdout (a file written with -o is never replayed); `replay`: False computes the
+    answer even where the same command line was answered before (cli/replay.py)."""
+    env = {"NSYS_ANALYTICS_CACHE": str(folder), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0",
+           "NSYS_ANALYTICS_REPLAY": "1" if replay else "0"}
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        return measure([*CLI, args[0], str(profile), *args[1:]], check=False)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def summary(results: list[dict]) -> dict:
