@@ -104,3 +104,23 @@ def test_a_damaged_record_is_run_again(setup):
     record.write_text(record.read_text()[:40])
     assert cli(env, "nvtx", profile) == first
     assert json.loads(record.read_text())["stdout"] == first[1].decode()
+
+
+def test_an_output_cut_off_by_a_closed_pipe_is_not_kept(setup):
+    """`... | head`: the reader goes away, the command stops writing; what it had written is not the answer."""
+    import fcntl
+
+    profile, cache, env = setup
+    read, write = os.pipe()
+    fcntl.fcntl(write, 1031, 4096)  # F_SETPIPE_SZ: a pipe smaller than the output (34 kB of JSON)
+    proc = subprocess.Popen([sys.executable, "-m", "nsys_analytics", "nvtx-gpu", str(profile), "--trace", "--format",
+                             "json"], stdout=write, stderr=subprocess.DEVNULL, env=env)
+    os.close(write)
+    assert os.read(read, 100)
+    os.close(read)
+    proc.wait(timeout=120)
+    assert records(cache) == []
+    whole = cli(env, "nvtx-gpu", profile, "--trace", "--format", "json")
+    assert len(whole[1]) > 4096 and whole == cli({**env, "NSYS_ANALYTICS_NO_CACHE": "1"}, "nvtx-gpu", profile,
+                                                  "--trace", "--format", "json")
+    assert len(records(cache)) == 1

@@ -11,8 +11,8 @@ under a key made of everything that output can depend on:
   format its output (duckdb, pandas, numpy, pyarrow, click).
 Only the plain report commands (REPLAYED) are replayed, and only where nothing else is read or written: one profile,
 a `.sqlite` export at least the cache's minimum size, no other file among the words, no `-o`, no `--no-cache`,
-no `--debug`. A run is kept when it ended with exit code 0 and the profile did not change while it ran; a damaged
-or unreadable record is run again. `--no-cache` (NSYS_ANALYTICS_NO_CACHE=1) and NSYS_ANALYTICS_REPLAY=0 neither
+no `--debug`. A run is kept when it ended with exit code 0, all its output was written (not cut off by a closed
+pipe, `| head`) and the profile did not change while it ran; a damaged or unreadable record is run again. `--no-cache` (NSYS_ANALYTICS_NO_CACHE=1) and NSYS_ANALYTICS_REPLAY=0 neither
 read nor keep any (the second: the columnar cache is still used).
 """
 
@@ -132,13 +132,18 @@ class _Tee(io.RawIOBase):
     def __init__(self, stream):
         self.stream = stream
         self.kept = bytearray()
+        self.broken = False  # a write failed (a pipe closed by `head`): what was kept is not the whole output
 
     def writable(self) -> bool:
         return True
 
     def write(self, data) -> int:
-        n = self.stream.buffer.write(data)
-        self.stream.buffer.flush()
+        try:
+            n = self.stream.buffer.write(data)
+            self.stream.buffer.flush()
+        except (OSError, ValueError):
+            self.broken = True
+            raise
         self.kept += bytes(data)
         return n if n is not None else len(data)
 
@@ -181,7 +186,7 @@ class Recording:
             except (OSError, ValueError):
                 return
         out, err = (bytes(t.kept) for t in self.tees)
-        if code not in (0, None) or len(out) + len(err) > MAX_BYTES:
+        if code not in (0, None) or any(t.broken for t in self.tees) or len(out) + len(err) > MAX_BYTES:
             return
         try:
             settle(self.profile)
