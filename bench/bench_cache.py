@@ -58,12 +58,14 @@ HEAVY = ("nvtx-kernels", "nvtx-kernels --attribution gpu", "diagnose", "breakdow
          "kernels", "nvtx")
 
 
-def run(args: list[str], env: dict) -> dict:
+def run(args: list[str], env: dict, to_file: bool = True) -> dict:
+    """The command in a fresh process with `env` added; its output to a file (`to_file`; never for `sql`) or to
+    stdout, which measure() discards."""
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        return measure([*CLI, *args, "-o", "/tmp/bench/cache_out"] if "sql" not in args[:1] else [*CLI, *args],
-                       check=False)
+        return measure([*CLI, *args, "-o", "/tmp/bench/cache_out"] if to_file and "sql" not in args[:1]
+                       else [*CLI, *args], check=False)
     finally:
         os.environ.clear()
         os.environ.update(saved)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_cache import CLI
+from bench_cache import run
 from common import count_kernels, nsys_2022, scaled_profile
 from measure import measure
 
@@ -68,15 +68,8 @@ COMMANDS = {
 def ours(args: list[str], profile: Path, folder: Path, replay: bool = True) -> dict:
     """The command's output to stdout (a file written with -o is never replayed); `replay`: False computes the
     answer even where the same command line was answered before (cli/replay.py)."""
-    env = {"NSYS_ANALYTICS_CACHE": str(folder), "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0",
-           "NSYS_ANALYTICS_REPLAY": "1" if replay else "0"}
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        return measure([*CLI, args[0], str(profile), *args[1:]], check=False)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    return run([args[0], str(profile), *args[1:]], {"NSYS_ANALYTICS_CACHE": str(folder),
+               "NSYS_ANALYTICS_CACHE_MIN_SIZE": "0", "NSYS_ANALYTICS_REPLAY": "1" if replay else "0"}, to_file=False)
 
 
 def summary(results: list[dict]) -> dict:

@@ -12,8 +12,9 @@ under a key made of everything that output can depend on:
 Only the plain report commands (REPLAYED) are replayed, and only where nothing else is read or written: one profile,
 a `.sqlite` export at least the cache's minimum size, no other file among the words, no `-o`, no `--no-cache`,
 no `--debug`. A run is kept when it ended with exit code 0, all its output was written (not cut off by a closed
-pipe, `| head`) and the profile did not change while it ran; a damaged or unreadable record is run again. `--no-cache` (NSYS_ANALYTICS_NO_CACHE=1) and NSYS_ANALYTICS_REPLAY=0 neither
-read nor keep any (the second: the columnar cache is still used).
+pipe, `| head`), that output is at most MAX_BYTES and the profile did not change while it ran; a damaged or
+unreadable record is run again. `--no-cache` (NSYS_ANALYTICS_NO_CACHE=1) and NSYS_ANALYTICS_REPLAY=0 neither read
+nor keep any (the second: the columnar cache is still used).
 """
 
 from __future__ import annotations
@@ -127,12 +128,13 @@ def _print_and_exit(out: bytes, err: bytes, code: int) -> None:
 
 
 class _Tee(io.RawIOBase):
-    """Bytes written to the stream it replaces, and kept."""
+    """Bytes written to the stream it replaces, and kept up to MAX_BYTES."""
 
     def __init__(self, stream):
         self.stream = stream
         self.kept = bytearray()
-        self.broken = False  # a write failed (a pipe closed by `head`): what was kept is not the whole output
+        # False once a write failed (a pipe closed by `head`) or the output outgrew MAX_BYTES: nothing to keep
+        self.whole = True
 
     def writable(self) -> bool:
         return True
@@ -142,9 +144,13 @@ class _Tee(io.RawIOBase):
             n = self.stream.buffer.write(data)
             self.stream.buffer.flush()
         except (OSError, ValueError):
-            self.broken = True
+            self.whole = False
             raise
-        self.kept += bytes(data)
+        if self.whole and len(self.kept) + len(data) <= MAX_BYTES:
+            self.kept += bytes(data)
+        else:  # a long output is not held in memory for nothing
+            self.whole = False
+            self.kept.clear()
         return n if n is not None else len(data)
 
     def isatty(self) -> bool:
@@ -186,7 +192,7 @@ class Recording:
             except (OSError, ValueError):
                 return
         out, err = (bytes(t.kept) for t in self.tees)
-        if code not in (0, None) or any(t.broken for t in self.tees) or len(out) + len(err) > MAX_BYTES:
+        if code not in (0, None) or not all(t.whole for t in self.tees) or len(out) + len(err) > MAX_BYTES:
             return
         try:
             settle(self.profile)

@@ -142,7 +142,8 @@ class CollectiveMatcher:
         out = pd.DataFrame({
             "rank": a["rank"].astype(np.int64), "name": pd.Categorical.from_codes(a["code"], categories=names),
             "op": pd.Categorical.from_codes(op_codes.codes[a["code"]], categories=op_codes.categories),
-            "ordinal": a["ordinal"].astype(np.int64), "start_ns": a["start_ns"], "end_ns": a["end_ns"], "stream": a["stream"],
+            "ordinal": a["ordinal"].astype(np.int64), "start_ns": a["start_ns"], "end_ns": a["end_ns"],
+            "stream": a["stream"],
             "duration_ns": duration, "overlap_ns": a["overlap_ns"], "arrival_last_ns": arrival, "wait_ns": early,
             "last_rank": last_rank[inverse], "step": a["step"].astype(np.int64),
             "path": pd.Categorical.from_codes(a["path"], categories=list(self.paths) or [""])}, copy=False)
@@ -275,12 +276,12 @@ def _collective_prefix_sums(coll: pd.DataFrame, steady: list[int]) -> tuple[list
                           "overlap_ns": coll["overlap_ns"].to_numpy()[keep], "wait_ns": coll["wait_ns"].to_numpy()[keep]})
     inner = inner.groupby(["rank", "step", "path"], sort=False).agg(
         duration_ns=("duration_ns", "sum"), overlap_ns=("overlap_ns", "sum"), wait_ns=("wait_ns", "max")).reset_index()
-    per = np.array([len(x) for x in up], dtype=np.int64)[inner["path"].to_numpy()]
-    flat = np.array([c for x in up for c in x], dtype=np.int64)
-    first = np.concatenate([[0], np.cumsum([len(x) for x in up])[:-1]]).astype(np.int64)[inner["path"].to_numpy()]
+    lengths = np.array([len(x) for x in up], dtype=np.int64)
+    flat = np.array([c for x in up for c in x], dtype=np.int64)  # every path's prefixes, one path after another
+    per, first = lengths[inner["path"].to_numpy()], (np.cumsum(lengths) - lengths)[inner["path"].to_numpy()]
     rows = np.repeat(np.arange(len(inner)), per)
     nth = np.arange(len(rows)) - np.repeat(np.cumsum(per) - per, per)  # 0, 1, ... within each row's prefixes
-    spread = inner.iloc[rows].reset_index(drop=True).assign(prefix=flat[first[rows] + nth] if len(rows) else flat)
+    spread = inner.iloc[rows].reset_index(drop=True).assign(prefix=flat[first[rows] + nth])
     sums = spread.groupby(["rank", "prefix"])[["duration_ns", "overlap_ns"]].sum()
     held = spread.groupby(["rank", "step", "prefix"])["wait_ns"].max().groupby(level=["rank", "prefix"]).sum()
     return list(names), sums, held
