@@ -51,7 +51,6 @@ summary AS (
         count(*) FILTER (NOT may_repeat) + count(DISTINCT op_id) FILTER (may_repeat) AS kernel_instances,
         sum(duration_ns) AS total,
         sum(duration_ns) / count(*) AS avg,
-        median(duration_ns) AS med,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
         exact_variance(duration_ns) AS variance,
@@ -59,6 +58,27 @@ summary AS (
         list(DISTINCT launch_tid) FILTER (foreign_launch) AS foreign_tids,
         any_value(graph_name) AS graph_name
     FROM rows
+    GROUP BY label_id, unranged_tid, name_id
+),
+-- The median from each group's distinct durations and their counts, not median(): its per-group lists of every
+-- duration sit outside DuckDB's memory limit (1.9 GB at 50 M kernels under a 1 GB limit), while these groupings
+-- and the window spill. Kernel durations repeat, so there are far fewer of these rows than kernels.
+durations AS (
+    SELECT label_id, unranged_tid, name_id, duration_ns, count(*) AS n
+    FROM rows
+    GROUP BY label_id, unranged_tid, name_id, duration_ns
+),
+ranked AS (  -- rows up to each duration, of rows in its group
+    SELECT *,
+        sum(n) OVER (PARTITION BY label_id, unranged_tid, name_id ORDER BY duration_ns) AS upto,
+        sum(n) OVER (PARTITION BY label_id, unranged_tid, name_id) AS group_rows
+    FROM durations
+),
+medians AS (  -- the mean of the two middle durations (one when the count is odd), as median() interpolates
+    SELECT label_id, unranged_tid, name_id,
+        (min(duration_ns) FILTER (upto > (group_rows - 1) // 2) + min(duration_ns) FILTER (upto > group_rows // 2))
+            / 2 AS med
+    FROM ranked
     GROUP BY label_id, unranged_tid, name_id
 )
 SELECT
@@ -70,7 +90,7 @@ SELECT
     s.kernel_instances,                        -- kernels
     s.total AS total_time_ns,                  -- summed GPU time (a kernel in two same-named ranges twice)
     s.avg AS avg_ns,                           -- mean kernel duration
-    s.med AS med_ns,                           -- median kernel duration
+    m.med AS med_ns,                           -- median kernel duration
     s.min AS min_ns,                           -- shortest kernel
     s.max AS max_ns,                           -- longest kernel
     coalesce(sqrt(s.variance), 0) AS stddev_ns, -- sample standard deviation (0 for one kernel)
@@ -78,5 +98,8 @@ SELECT
     s.foreign_kernels,                         -- process mode: kernels launched by other threads than the range's
     s.foreign_tids                             -- process mode: those threads
 FROM summary AS s
+JOIN medians AS m
+    ON m.label_id IS NOT DISTINCT FROM s.label_id AND m.unranged_tid IS NOT DISTINCT FROM s.unranged_tid
+   AND m.name_id IS NOT DISTINCT FROM s.name_id
 LEFT JOIN (SELECT DISTINCT label_id, name, style, pid, tid FROM labels) AS l ON l.label_id = s.label_id
 LEFT JOIN strings AS n ON n.id = s.name_id
