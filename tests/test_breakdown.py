@@ -452,3 +452,23 @@ def test_by_range_is_remembered_for_the_file_and_its_options(tmp_path, monkeypat
     mine = json.loads(ok_output(*args, "--rules", rules))
     assert len(calls) == 2  # another basis, other rules: each computed
     assert json.loads(first) != mine  # every kernel is matmul under these rules: not the remembered columns
+
+
+def test_range_open_time_counts_overlapping_instances_once():
+    """`--basis wall` divides by how long each range was open: per process, the union of its instances (worked
+    out by hand below), summed over processes; the first start orders the columns."""
+    import duckdb
+
+    from nsys_analytics.data import sql_files
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE _nvtx_ranges (pid INT, domain VARCHAR, text VARCHAR, name VARCHAR, start_ns BIGINT,"
+                " end_ns BIGINT)")
+    con.execute("""INSERT INTO _nvtx_ranges VALUES
+        (1, NULL, 'a', ':a', 0, 10), (1, NULL, 'a', ':a', 5, 15), (1, NULL, 'a', ':a', 20, 25),
+        (1, NULL, 'a', ':a', 21, 22),                  -- process 1: [0, 15] and [20, 25], 20 ns
+        (2, NULL, 'a', ':a', 40, 44),                  -- process 2: 4 ns
+        (1, NULL, 'b', ':b', 3, 3), (1, NULL, 'b', ':b', 7, 9),
+        (1, 'd', 'b', 'd:b', 1, 100)""")
+    rows = con.execute(sql_files.read("breakdown", "breakdown_range_names").text).fetchall()
+    assert rows == [("a", 0, 24), ("b", 3, 2), ("d:b", 1, 99)]

@@ -26,7 +26,7 @@ from ...core.filters import KernelFilter
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, Steady, Warmup, steady_state
 from ...core.result import Result
 from .data import window_ns
-from .ranges import check_ranges, heaviest_ranges, range_name_times, range_spans, range_windows
+from .ranges import check_ranges, heaviest_ranges, range_name_times, range_names, range_windows
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
@@ -134,15 +134,14 @@ def summarize_ranges(
     require_kernels(profile)
     filters = filters or KernelFilter()
     memory_ops = memory_ops and not filters.by_range  # NVTX range filters place kernels only
-    spans = range_spans(profile)
-    chosen = check_ranges(spans, names) if names else None
+    known = range_names(profile)
+    chosen = check_ranges(known, names) if names else None
     if chosen is None:  # all ranges on the kernel basis, then the heaviest
-        every = sorted({s.range for s in spans})
-        rows = range_name_times(profile, rules, filters, memory_ops, every, busy=False)
-        chosen = heaviest_ranges(spans, rows)
+        rows = range_name_times(profile, rules, filters, memory_ops, sorted(known), busy=False)
+        chosen = heaviest_ranges(known, rows)
     if basis != "kernel" or names:
         rows = range_name_times(profile, rules, filters, memory_ops, chosen, busy=basis != "kernel")
-    windows = range_windows(spans, chosen)
+    windows = range_windows(known, chosen)
     columns = []
     for name in chosen:
         part = [r for r in rows if r.part == name]
