@@ -41,6 +41,7 @@ def test_sweep_matches_brute_force(tmp_path, monkeypatch, seed):
     path = write_profile(tmp_path / "p.sqlite", kernels, [], copies)
     monkeypatch.setattr(sweep, "BATCH_ROWS", 2_048)
     monkeypatch.setattr(sweep, "SLICE_ROWS", 3_000)
+    monkeypatch.setattr(sweep, "_STORE_ROWS", 1_000)  # the tables written in batches, each appended
     with nsys_analytics.open(path) as p:
         data.prepare(p, data.Window(), True, min_gap_ns=1, chunks=7)
         gaps = set(p.sql("SELECT start_ns, end_ns, correlation_id FROM _diag.gaps").rows)

@@ -169,14 +169,16 @@ def attach_sqlite(con: duckdb.DuckDBPyConnection, path: Path, alias: str) -> Non
     con.execute(f"ATTACH {_quote(str(path))} AS {_ident(alias)} (TYPE sqlite, READ_ONLY)")
 
 
-def store_arrays(con: duckdb.DuckDBPyConnection, table: str, columns: dict, types: dict[str, str]) -> None:
+def store_arrays(con: duckdb.DuckDBPyConnection, table: str, columns: dict, types: dict[str, str],
+                 append: bool = False) -> None:
     """Create (or replace) `table` from numpy arrays, {column: array} (DuckDB reads a dict of arrays itself), each
-    column cast to its SQL type in `types`."""
+    column cast to its SQL type in `types`; `append`: add the rows to `table`, made by an earlier call."""
     view = "_arrays_" + table.replace(".", "_")
     con.register(view, columns)
     try:
         casts = ", ".join(f"CAST({c} AS {types[c]}) AS {c}" for c in columns)
-        con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT {casts} FROM {view}")
+        into = f"INSERT INTO {table}" if append else f"CREATE OR REPLACE TABLE {table} AS"
+        con.execute(f"{into} SELECT {casts} FROM {view}")
     finally:
         con.unregister(view)
 

@@ -164,9 +164,9 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
         for k in state.kinds:
             k.finish(np)
         state.next.finish(np)
-    _store(profile, np, "gaps", gaps, GAP_COLUMNS)
-    _store(profile, np, "busy_at", [part for s in states.values() for k in s.kinds for part in k.out], BUSY_COLUMNS)
-    _store(profile, np, "next_at", [part for s in states.values() for part in s.next.out], NEXT_COLUMNS)
+    _store(profile, np, "gaps", _taken([gaps]), GAP_COLUMNS)
+    _store(profile, np, "busy_at", _taken([k.out for s in states.values() for k in s.kinds]), BUSY_COLUMNS)
+    _store(profile, np, "next_at", _taken([s.next.out for s in states.values()]), NEXT_COLUMNS)
 
 
 def _add_next(np, nxt: _Next, work, start, end) -> None:
@@ -326,10 +326,34 @@ def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, m
     return max_end, max_context
 
 
+_STORE_ROWS = 1 << 21  # rows handed to DuckDB at a time by _store
+
+
+def _taken(lists: list[list]) -> list:
+    """The parts of these lists, in order, the lists emptied: what _store frees must have no other reference."""
+    parts = [part for lst in lists for part in lst]
+    for lst in lists:
+        lst.clear()
+    return parts
+
+
 def _store(profile: Profile, np, name: str, parts: list, columns: tuple[str, ...]) -> None:
-    """Write the collected arrays as the table _diag.<name>."""
-    if parts:
-        data = {c: np.concatenate([p[i] for p in parts]) for i, c in enumerate(columns)}
-    else:
-        data = {c: np.array([], dtype=bool if c == "kernels" else np.int64) for c in columns}
-    store_arrays(profile.con, f"_diag.{name}", data, {c: "BOOLEAN" if c == "kernels" else "BIGINT" for c in columns})
+    """Write the collected arrays as the table _diag.<name>, a batch of parts at a time, each batch freed once DuckDB
+    holds it: at 50 M kernels the gaps' parts, their concatenation and DuckDB's copy held 1.2 GB at once. `parts`
+    is emptied."""
+    types = {c: "BOOLEAN" if c == "kernels" else "BIGINT" for c in columns}
+    parts.reverse()  # taken from the end: the first parts go in first
+    created = False
+    while parts or not created:
+        batch, rows = [], 0
+        while parts and rows < _STORE_ROWS:
+            batch.append(parts.pop())
+            rows += len(batch[-1][0])
+        if batch:
+            data = {c: np.concatenate([p[i] for p in batch]) for i, c in enumerate(columns)}
+        else:
+            data = {c: np.array([], dtype=bool if c == "kernels" else np.int64) for c in columns}
+        del batch
+        store_arrays(profile.con, f"_diag.{name}", data, types, append=created)
+        del data
+        created = True
