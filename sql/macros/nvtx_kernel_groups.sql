@@ -74,12 +74,16 @@ ranked AS (  -- rows up to each duration, of rows in its group
         sum(n) OVER (PARTITION BY label_id, unranged_tid, name_id) AS group_rows
     FROM durations
 ),
-medians AS (  -- the mean of the two middle durations (one when the count is odd), as median() interpolates
+middles AS (  -- the two middle durations (the same one when the count is odd)
     SELECT label_id, unranged_tid, name_id,
-        (min(duration_ns) FILTER (upto > (group_rows - 1) // 2) + min(duration_ns) FILTER (upto > group_rows // 2))
-            / 2 AS med
+        min(duration_ns) FILTER (upto > (group_rows - 1) // 2) AS lower,
+        min(duration_ns) FILTER (upto > group_rows // 2) AS upper
     FROM ranked
     GROUP BY label_id, unranged_tid, name_id
+),
+medians AS (  -- halfway between them, as median() interpolates (a sum of two could pass 2^63)
+    SELECT label_id, unranged_tid, name_id, lower + (upper - lower) / 2 AS med
+    FROM middles
 )
 SELECT
     l.name AS range,                           -- range name ('domain:text'); NULL for kernels in no range
