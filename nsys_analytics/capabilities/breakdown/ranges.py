@@ -60,11 +60,6 @@ def heaviest_ranges(known: dict[str, RangeName], rows: list[NameTime], limit: in
     return sorted(heaviest, key=lambda n: (known[n].first_start_ns, n))
 
 
-def range_windows(known: dict[str, RangeName], chosen: list[str]) -> dict[str, int]:
-    """How long each chosen range was open: the union of its instances, summed over processes."""
-    return {name: known[name].open_ns for name in chosen}
-
-
 def range_name_times(profile: Profile, rules: RuleSet, filters: KernelFilter, memory_ops: bool,
                      chosen: list[str], busy: bool) -> list[NameTime]:
     """GPU time per kernel name, device and chosen range (`NameTime.part`)."""

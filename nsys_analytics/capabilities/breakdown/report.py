@@ -26,7 +26,7 @@ from ...core.filters import KernelFilter
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, Steady, Warmup, steady_state
 from ...core.result import Result
 from .data import window_ns
-from .ranges import check_ranges, heaviest_ranges, range_name_times, range_names, range_windows
+from .ranges import check_ranges, heaviest_ranges, range_name_times, range_names
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
@@ -141,11 +141,10 @@ def summarize_ranges(
         chosen = heaviest_ranges(known, rows)
     if basis != "kernel" or names:
         rows = range_name_times(profile, rules, filters, memory_ops, chosen, busy=basis != "kernel")
-    windows = range_windows(known, chosen)
     columns = []
     for name in chosen:
         part = [r for r in rows if r.part == name]
-        window = (windows[name], f"the time {name!r} was open") if basis == "wall" else None
+        window = (known[name].open_ns, f"the time {name!r} was open") if basis == "wall" else None
         columns.append(Column(name, part, make_basis(basis, part, memory_ops, window)))
     return columns
 
