@@ -2,8 +2,8 @@
 layer or lower ones, and no import cycle joins two modules (nor two capability packages). tests/test_architecture.py
 checks every import of every module against this table, those inside functions and under TYPE_CHECKING included.
 
-- core/: errors and exit codes, small value types (Result), filters, progress, rounding, the one atomic file
-  writer, the capability registry: no profile, no SQL run;
+- core/: errors and exit codes, small value types (Result), filters, progress, rounding, freed memory given back,
+  the one atomic file writer, the capability registry: no profile, no SQL run;
 - output/: text formats of a result (table, CSV, JSON, markdown, Parquet), plot style, report shapes, the one writer;
 - data/: sources, the DuckDB connection, the normalized schema, the cache, `Profile` and `ProfileSet`;
 - capabilities/: one package each (kernels/, nvtx/, breakdown/, ...), reading profiles through data/; one

@@ -8,8 +8,8 @@ ends at the latest end before the next island starts. Both need a running maximu
 which a SQL window computes with a segment tree per aggregate (about a second per column on 3 M operations, and
 the islands, one per operation when nothing overlaps, filled memory); here it is one `numpy.maximum.accumulate`
 per batch with the state carried from batch to batch, and of the islands only their busy time up to the times the
-rules ask about (`_busy_queries.sql`) is kept. Memory is bounded by the time slice read (about SLICE_ROWS operations)
-and the rows kept.
+rules ask about (`_busy_queries.sql`) is kept. Memory is bounded by the time slice read (about SLICE_ROWS operations):
+the rows kept go to DuckDB as they come (`_Table`).
 
 busy(t), the busy time of the islands before t, is `busy_before + min(t, end) - start` of the last island that
 starts at or before t (0 before the first): a time is answered once the island after it has started.
@@ -17,9 +17,10 @@ starts at or before t (0 before the first): a time is answered once the island a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...core.memory import give_back_freed
 from ...data import sql_files
 from ...data.database import store_arrays
 
@@ -43,12 +44,12 @@ class _Busy:
 
     kernels_only: bool
     queries: dict  # (pid, device) -> sorted times
+    out: _Table  # _diag.busy_at
     max_end: int = NONE  # running maximum of the ends so far
     open_start: int | None = None  # start of the island not yet closed
     busy_ns: int = 0  # busy time of the islands closed so far
     pending: object = None  # times of this process/device not answered yet
     key: tuple = ()
-    out: list = field(default_factory=list)  # (times, busy) arrays answered
 
     def start(self, key: tuple[int, int], np) -> None:
         self.key, self.max_end, self.open_start, self.busy_ns = key, NONE, None, 0
@@ -92,8 +93,7 @@ class _Busy:
             j = np.maximum(i, 0)
             busy = np.where(i >= 0, busy_before[j] + np.minimum(times, ends[j]) - starts[j], 0) if len(starts) \
                 else np.zeros(len(times), dtype=np.int64)
-            self.out.append((np.full(len(times), self.kernels_only), np.full(len(times), self.key[0]),
-                             np.full(len(times), self.key[1]), times, busy))
+            self.out.add((self.kernels_only, *self.key, times, busy))
             self.pending = self.pending[len(times):]
 
 
@@ -105,8 +105,8 @@ class _Next:
 
     key: tuple
     pending: object  # times not answered yet, sorted
+    out: _Table  # _diag.next_at
     max_end: int = NONE  # running maximum of the ends so far
-    out: list = field(default_factory=list)  # (pid, device, times, next starts, latest ends) arrays answered
 
     def add(self, np, start, end) -> None:
         """The next operations (in start order): answer the pending times up to the last start."""
@@ -126,8 +126,7 @@ class _Next:
             self._keep(np, self.pending, np.full(n, NO_NEXT, dtype=np.int64), np.full(n, self.max_end, dtype=np.int64))
 
     def _keep(self, np, times, next_start, latest) -> None:
-        n = len(times)
-        self.out.append((np.full(n, self.key[0]), np.full(n, self.key[1]), times, next_start, latest))
+        self.out.add((*self.key, times, next_start, latest))
 
 
 def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
@@ -140,18 +139,33 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
 
     queries = _queries(profile, np, chunks)
     queries["next"] = _next_queries(profile, np)
-    states: dict[tuple[int, int], _State] = {}
-    gaps: list = []
     keys, slices = _slices(profile)
     only_key = keys[0] if len(keys) == 1 else None
+    # The tables are written while the pass goes on, on a connection of their own: the reader thread uses the
+    # profile's. At 50 M kernels the 12 M gaps alone were 660 MB of arrays held to the end.
+    writer = profile.con.cursor()
+    try:
+        tables = {name: _Table(writer, np, name, columns) for name, columns in
+                  (("gaps", GAP_COLUMNS), ("busy_at", BUSY_COLUMNS), ("next_at", NEXT_COLUMNS))}
+        _pass(profile, np, queries, slices, only_key, min_gap_ns, tables)
+        for table in tables.values():
+            table.flush()
+    finally:
+        writer.close()
+    give_back_freed()  # the pass's freed arrays: at 50 M kernels 450 MB more through the rules' queries
+
+
+def _pass(profile: Profile, np, queries: dict, slices: list, only_key: tuple[int, int] | None, min_gap_ns: int,
+          tables: dict[str, _Table]) -> None:
+    states: dict[tuple[int, int], _State] = {}
     for cols in _read_ahead(profile, np, slices, only_key):
         for seg in _segments(np, cols, only_key):
             key = (int(seg["pid"]), int(seg["device"]))
             state = states.get(key)
             if state is None:
-                state = states[key] = _State(key, queries, np)
+                state = states[key] = _State(key, queries, np, tables)
             state.max_end, state.max_context = _gaps(np, seg, key, state.max_end, state.max_context,
-                                                     min_gap_ns, gaps)
+                                                     min_gap_ns, tables["gaps"])
             work, start, end = seg["work"], seg["start_ns"], seg["end_ns"]
             for k in state.kinds:
                 member = work == KERNEL_WORK if k.kernels_only else work != OVERHEAD
@@ -164,9 +178,6 @@ def sweep(profile: Profile, min_gap_ns: int, chunks: int) -> None:
         for k in state.kinds:
             k.finish(np)
         state.next.finish(np)
-    _store(profile, np, "gaps", _taken([gaps]), GAP_COLUMNS)
-    _store(profile, np, "busy_at", _taken([k.out for s in states.values() for k in s.kinds]), BUSY_COLUMNS)
-    _store(profile, np, "next_at", _taken([s.next.out for s in states.values()]), NEXT_COLUMNS)
 
 
 def _add_next(np, nxt: _Next, work, start, end) -> None:
@@ -257,12 +268,12 @@ class _Lazy:
 class _State:
     """What the pass carries for one process/device: the latest end so far (and its context), and its islands."""
 
-    def __init__(self, key: tuple[int, int], queries: dict, np):
+    def __init__(self, key: tuple[int, int], queries: dict, np, tables: dict[str, _Table]):
         self.max_end, self.max_context = NONE, -1
-        self.kinds = (_Busy(False, queries[False]), _Busy(True, queries[True]))
+        self.kinds = (_Busy(False, queries[False], tables["busy_at"]), _Busy(True, queries[True], tables["busy_at"]))
         for k in self.kinds:
             k.start(key, np)
-        self.next = _Next(key, queries["next"].get(key, np.empty(0, dtype=np.int64)))
+        self.next = _Next(key, queries["next"].get(key, np.empty(0, dtype=np.int64)), tables["next_at"])
 
 
 def _slices(profile: Profile) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -302,7 +313,7 @@ def _next_queries(profile: Profile, np) -> dict:
 
 
 def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, min_gap_ns: int,
-          out: list) -> tuple[int, int]:
+          out: _Table) -> tuple[int, int]:
     """Append the gaps of one batch of one process/device; return the running maximum end and its context."""
     start, end, context = seg["start_ns"], seg["end_ns"], seg["context"]
     running = np.maximum.accumulate(end)
@@ -317,43 +328,52 @@ def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, m
         prev = np.maximum(hit - 1, 0)
         from_batch = (hit > 0) & (running[prev] > max_end)
         ctx = np.where(from_batch, context[reached[prev]], max_context)
-        n = len(hit)
-        out.append((np.full(n, key[0]), np.full(n, key[1]), before[hit], start[hit], ctx,
-                    seg["correlation_id"][hit], seg["work"][hit]))
+        out.add((*key, before[hit], start[hit], ctx, seg["correlation_id"][hit], seg["work"][hit]))
     last = int(running[-1])
     if last > max_end:
         max_end, max_context = last, int(context[np.flatnonzero(end == last)[-1]])
     return max_end, max_context
 
 
-_STORE_ROWS = 1 << 21  # rows handed to DuckDB at a time by _store
+_STORE_ROWS = 1 << 21  # rows handed to DuckDB at a time by _Table
 
 
-def _taken(lists: list[list]) -> list:
-    """The parts of these lists, in order, the lists emptied: what _store frees must have no other reference."""
-    parts = [part for lst in lists for part in lst]
-    for lst in lists:
-        lst.clear()
-    return parts
+class _Table:
+    """A table _diag.<name> written as its rows come: parts (a value or an array per column; a value stands for
+    each row) are handed to DuckDB, and freed, every _STORE_ROWS rows or more."""
+
+    def __init__(self, con, np, name: str, columns: tuple[str, ...]):
+        self.con, self.np, self.name, self.columns = con, np, name, columns
+        self.parts: list[tuple] = []
+        self.rows, self.created = 0, False
+
+    def add(self, part: tuple) -> None:
+        self.parts.append(part)
+        self.rows += len(next(v for v in part if self.np.ndim(v)))
+        if self.rows >= _STORE_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the parts held (the table is created, empty if need be, on the first call)."""
+        if self.created and not self.parts:
+            return
+        np, parts = self.np, self.parts
+        self.parts, self.rows = [], 0
+        data = {c: np.concatenate([_column(np, p, i) for p in parts]) if parts else np.array([], dtype=_dtype(np, c))
+                for i, c in enumerate(self.columns)}
+        del parts
+        types = {c: "BOOLEAN" if c == "kernels" else "BIGINT" for c in self.columns}
+        store_arrays(self.con, f"_diag.{self.name}", data, types, append=self.created)
+        self.created = True
 
 
-def _store(profile: Profile, np, name: str, parts: list, columns: tuple[str, ...]) -> None:
-    """Write the collected arrays as the table _diag.<name>, a batch of parts at a time, each batch freed once DuckDB
-    holds it: at 50 M kernels the gaps' parts, their concatenation and DuckDB's copy held 1.2 GB at once. `parts`
-    is emptied."""
-    types = {c: "BOOLEAN" if c == "kernels" else "BIGINT" for c in columns}
-    parts.reverse()  # taken from the end: the first parts go in first
-    created = False
-    while parts or not created:
-        batch, rows = [], 0
-        while parts and rows < _STORE_ROWS:
-            batch.append(parts.pop())
-            rows += len(batch[-1][0])
-        if batch:
-            data = {c: np.concatenate([p[i] for p in batch]) for i, c in enumerate(columns)}
-        else:
-            data = {c: np.array([], dtype=bool if c == "kernels" else np.int64) for c in columns}
-        del batch
-        store_arrays(profile.con, f"_diag.{name}", data, types, append=created)
-        del data
-        created = True
+def _column(np, part: tuple, i: int):
+    """Column i of a part as an array: a value repeated for each of the part's rows."""
+    value = part[i]
+    if np.ndim(value):
+        return value
+    return np.full(len(next(v for v in part if np.ndim(v))), value)
+
+
+def _dtype(np, column: str):
+    return bool if column == "kernels" else np.int64
