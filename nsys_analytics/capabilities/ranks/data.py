@@ -41,15 +41,30 @@ def nccl_ops(member) -> pd.DataFrame:
     return _on_common_clock(df, member, ("start_ns", "end_ns"))
 
 
-def _nccl(p, kernels: dict | None = None) -> pd.DataFrame:
+def nccl_distribution(member, by: str) -> tuple[pd.DataFrame, int, int, bool]:
+    """The rank's NCCL kernels as a distribution: (key = the `by` column, '(none)' where NULL; duration_ns;
+    instances), with the kernels' count, how many have a known message size, and whether any was launched inside
+    an NCCL range. Folded where the rank is read, so that only this crosses to the parent, and without the overlap
+    with compute, which it does not report (a scan of every kernel)."""
+    with member.open() as p:
+        ops = _nccl(p, overlap=False)
+    dist = (ops.assign(key=ops[by].astype(object).fillna("(none)"))
+            .groupby(["key", "duration_ns"], as_index=False).size().rename(columns={"size": "instances"}))
+    return dist, len(ops), int(ops["bytes"].notna().sum()), bool(ops["nvtx_range"].notna().any())
+
+
+def _nccl(p, kernels: dict | None = None, overlap: bool = True) -> pd.DataFrame:
     """nccl_ops.sql, or no rows at once where the profile has no NCCL kernel name. `kernels`: every kernel of the
     profile as _kernels() reads them (then the compute kernels beside each NCCL kernel come from there, not from
-    another scan of the table)."""
+    another scan of the table). Not `overlap`: overlap_ns is 0 (not computed)."""
     if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") or not p.sql(
             "SELECT count(*) FROM compat.CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName IN "
             "(SELECT id FROM strings WHERE value LIKE 'nccl%')").rows[0][0]:
         return _empty_nccl()
     ops = _run(p, "nccl_ops", {})
+    if not overlap:
+        ops["bytes"] = ops["bytes"].astype("Int64")
+        return ops.assign(overlap_ns=np.zeros(len(ops), dtype=np.int64))[[*ops.columns[:-1], "overlap_ns", "name"]]
     query = ('SELECT deviceId AS device, start AS start_ns, "end" AS end_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL '
              "WHERE demangledName NOT IN (SELECT id FROM compat.StringIds WHERE value LIKE 'nccl%') "
              "ORDER BY device, start_ns")

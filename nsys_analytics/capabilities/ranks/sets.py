@@ -51,16 +51,14 @@ def nccl_sum_set(pset) -> SetResult:
 
 def nccl_summary_set(pset, by: str = "op") -> SetResult:
     """NCCL kernels' GPU time per operation (or kernel name, or NCCL NVTX range): combined over ranks and per
-    rank. Each rank's kernels are folded into their distribution as the engine delivers them and let go (256 ranks
-    of 4,536 NCCL kernels: a million rows of strings otherwise)."""
+    rank. Each rank's kernels are folded into their distribution where the rank is read (data.nccl_distribution),
+    and the parent gathers only these (256 ranks of 4,536 NCCL kernels: a million rows of strings otherwise)."""
     per_rank, kernels, known, ranged = [], 0, 0, False
-    for m, ops in pset.imap(data.nccl_ops):
-        dist = (ops.assign(key=ops[by].astype(object).fillna("(none)"))
-                .groupby(["key", "duration_ns"], as_index=False).size().rename(columns={"size": "instances"}))
+    for m, (dist, n, sized, in_range) in pset.imap(data.nccl_distribution, by):
         per_rank.append((m.rank, dist.rename(columns={"key": "name"})))
-        kernels += len(ops)
-        known += int(ops["bytes"].notna().sum())
-        ranged = ranged or bool(ops["nvtx_range"].notna().any())
+        kernels += n
+        known += sized
+        ranged = ranged or in_range
     result = distribution_summary(per_rank, key_header={"op": "Operation", "name": "Name",
                                                         "nvtx_range": "NVTX Range"}[by])
     if not kernels:
