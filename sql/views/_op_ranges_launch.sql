@@ -5,29 +5,16 @@
 -- _op_ranges_launch: the thread and process attribution of every GPU operation (see _op_ranges): the CUDA API
 -- call that launched it [start, end] lies inside the range (nsys' rule). thread: on the range's thread; process:
 -- on any thread of its process. The call is looked up in the bucket of _range_buckets holding its start, then
--- tested for containment.  Filter on attribution: only that one runs. One branch per attribution, each joined on
--- integers alone: with the attribution a join key (a string), the join at 50 M kernels took 7.2-7.6 s under DuckDB's
--- 1 GB (its table out of core) against 3.0 s this way.
-WITH thread_ops AS (  -- each operation with its key in the attribution
-    SELECT 'thread' AS attribution, o.*, o.launch_global_tid AS key FROM _range_ops AS o
+-- tested for containment.  Filter on attribution: only that one runs.
+WITH located AS (  -- each operation once per attribution, with its key in it
+    SELECT m.attribution, o.*, CASE m.attribution WHEN 'thread' THEN o.launch_global_tid ELSE o.global_pid END AS key
+    FROM _range_ops AS o
+    CROSS JOIN (VALUES ('thread'), ('process')) AS m(attribution)
 ),
-process_ops AS (
-    SELECT 'process' AS attribution, o.*, o.global_pid AS key FROM _range_ops AS o
-),
-placed AS (
-    SELECT l.*, s.range_id, s.start_ns AS range_start_ns, s.end_ns AS range_end_ns
-    FROM thread_ops AS l
-    LEFT JOIN (SELECT key, shift FROM _range_grid WHERE attribution = 'thread') AS g ON g.key = l.key
-    LEFT JOIN (SELECT key, bucket, range_id, start_ns, end_ns FROM _range_buckets WHERE attribution = 'thread') AS s
-        ON s.key = l.key AND s.bucket = l.launch_start_ns >> g.shift
-       AND s.start_ns <= l.launch_start_ns AND s.end_ns >= l.launch_start_ns AND s.end_ns >= l.launch_end_ns
-    UNION ALL
-    SELECT l.*, s.range_id, s.start_ns AS range_start_ns, s.end_ns AS range_end_ns
-    FROM process_ops AS l
-    LEFT JOIN (SELECT key, shift FROM _range_grid WHERE attribution = 'process') AS g ON g.key = l.key
-    LEFT JOIN (SELECT key, bucket, range_id, start_ns, end_ns FROM _range_buckets WHERE attribution = 'process') AS s
-        ON s.key = l.key AND s.bucket = l.launch_start_ns >> g.shift
-       AND s.start_ns <= l.launch_start_ns AND s.end_ns >= l.launch_start_ns AND s.end_ns >= l.launch_end_ns
+bucketed AS (
+    SELECT l.*, l.launch_start_ns >> g.shift AS bucket
+    FROM located AS l
+    LEFT JOIN _range_grid AS g ON g.attribution = l.attribution AND g.key = l.key
 )
 SELECT
     l.attribution AS attribution,              -- 'thread' or 'process'
@@ -44,7 +31,10 @@ SELECT
     l.name_id AS name_id,                      -- kernels: demangled name id
     l.short_name_id AS short_name_id,          -- kernels: base name id
     l.mangled_name_id AS mangled_name_id,      -- kernels: mangled name id
-    l.range_id AS range_id,                    -- the range (NULL: in no range)
-    l.range_start_ns AS range_start_ns,        -- range start (ns)
-    l.range_end_ns AS range_end_ns             -- range end (ns)
-FROM placed AS l
+    s.range_id AS range_id,                    -- the range (NULL: in no range)
+    s.start_ns AS range_start_ns,              -- range start (ns)
+    s.end_ns AS range_end_ns                   -- range end (ns)
+FROM bucketed AS l
+LEFT JOIN _range_buckets AS s
+    ON s.attribution = l.attribution AND s.key = l.key AND s.bucket = l.bucket
+   AND s.start_ns <= l.launch_start_ns AND s.end_ns >= l.launch_start_ns AND s.end_ns >= l.launch_end_ns
