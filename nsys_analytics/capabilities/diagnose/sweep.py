@@ -344,12 +344,13 @@ class _Table:
 
     def __init__(self, con, np, name: str, columns: tuple[str, ...]):
         self.con, self.np, self.name, self.columns = con, np, name, columns
-        self.parts: list[tuple] = []
+        self.parts: list[tuple[int, tuple]] = []  # (rows, part)
         self.rows, self.created = 0, False
 
     def add(self, part: tuple) -> None:
-        self.parts.append(part)
-        self.rows += len(next(v for v in part if self.np.ndim(v)))
+        rows = len(next(v for v in part if self.np.ndim(v)))
+        self.parts.append((rows, part))
+        self.rows += rows
         if self.rows >= _STORE_ROWS:
             self.flush()
 
@@ -359,21 +360,10 @@ class _Table:
             return
         np, parts = self.np, self.parts
         self.parts, self.rows = [], 0
-        data = {c: np.concatenate([_column(np, p, i) for p in parts]) if parts else np.array([], dtype=_dtype(np, c))
+        types = {c: "BOOLEAN" if c == "kernels" else "BIGINT" for c in self.columns}
+        data = {c: np.concatenate([p[i] if np.ndim(p[i]) else np.full(n, p[i]) for n, p in parts])
+                if parts else np.array([], dtype=bool if types[c] == "BOOLEAN" else np.int64)
                 for i, c in enumerate(self.columns)}
         del parts
-        types = {c: "BOOLEAN" if c == "kernels" else "BIGINT" for c in self.columns}
         store_arrays(self.con, f"_diag.{self.name}", data, types, append=self.created)
         self.created = True
-
-
-def _column(np, part: tuple, i: int):
-    """Column i of a part as an array: a value repeated for each of the part's rows."""
-    value = part[i]
-    if np.ndim(value):
-        return value
-    return np.full(len(next(v for v in part if np.ndim(v))), value)
-
-
-def _dtype(np, column: str):
-    return bool if column == "kernels" else np.int64

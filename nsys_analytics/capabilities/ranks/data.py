@@ -62,14 +62,17 @@ def _nccl(p, kernels: dict | None = None, overlap: bool = True) -> pd.DataFrame:
             "(SELECT id FROM strings WHERE value LIKE 'nccl%')").rows[0][0]:
         return _empty_nccl()
     ops = _run(p, "nccl_ops", {})
-    if not overlap:
-        ops["bytes"] = ops["bytes"].astype("Int64")
-        return ops.assign(overlap_ns=np.zeros(len(ops), dtype=np.int64))[[*ops.columns[:-1], "overlap_ns", "name"]]
+    beside = _overlap(p, ops, kernels) if overlap else np.zeros(len(ops), dtype=np.int64)
+    ops["bytes"] = ops["bytes"].astype("Int64")  # NULL where the size is unknown (no payload in the export)
+    return ops.assign(overlap_ns=beside)[[*ops.columns[:-1], "overlap_ns", "name"]]
+
+
+def _overlap(p, ops: pd.DataFrame, kernels: dict | None) -> np.ndarray:
+    """The time each NCCL kernel of `ops` ran beside compute kernels of its GPU: the compute kernels stream past one
+    Coverage per device, whose windows are that device's NCCL kernels (from `kernels`, else a scan of the table)."""
     query = ('SELECT deviceId AS device, start AS start_ns, "end" AS end_ns FROM compat.CUPTI_ACTIVITY_KIND_KERNEL '
              "WHERE demangledName NOT IN (SELECT id FROM compat.StringIds WHERE value LIKE 'nccl%') "
              "ORDER BY device, start_ns")
-    # The time each NCCL kernel ran beside compute kernels of its GPU: the compute kernels stream past one
-    # Coverage per device, whose windows are that device's NCCL kernels.
     device = ops["device"].to_numpy()
     coverage = {d: intervals.Coverage(ops["start_ns"].to_numpy(dtype="int64")[device == d],
                                       ops["end_ns"].to_numpy(dtype="int64")[device == d]) for d in np.unique(device)}
@@ -89,8 +92,7 @@ def _nccl(p, kernels: dict | None = None, overlap: bool = True) -> pd.DataFrame:
     overlap = np.zeros(len(ops), dtype=np.int64)
     for d, cover in coverage.items():
         overlap[device == d] = cover.result()
-    ops["bytes"] = ops["bytes"].astype("Int64")  # NULL where the size is unknown (no payload in the export)
-    return ops.assign(overlap_ns=overlap)[[*ops.columns[:-1], "overlap_ns", "name"]]
+    return overlap
 
 
 def step_timeline(member) -> dict[str, pd.DataFrame]:
