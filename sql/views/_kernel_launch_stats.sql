@@ -1,35 +1,89 @@
 -- name: _kernel_launch_stats
 -- kind: view
 -- params: none
--- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, exact_variance
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, counted_variance
 -- _kernel_launch_stats: the duration statistics of every kernel name and launch configuration (grid and block),
 -- for each way nsys names kernels: what kernel_summary_by_launch computes when no filter is given. The columnar
 -- cache stores it (one grouping of every kernel, made once), so an unfiltered `kernels --by-launch-config` reads a
--- few hundred rows however large the profile; without the cache a query reads only the name kind it asks for.
-SELECT
-    name_kind,                                 -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
-    group_name_id,                             -- strings.id of the name (kernels_in's group_name_id)
-    grid_x,                                    -- grid dimensions: x
-    grid_y,                                    -- grid y
-    grid_z,                                    -- grid z
-    block_x,                                   -- block dimensions: x
-    block_y,                                   -- block y
-    block_z,                                   -- block z
-    sum(duration_ns) AS total,                 -- summed duration (ns)
-    count(*) AS num,                           -- executions
-    median(duration_ns) AS med,                -- median duration (ns)
-    min(duration_ns) AS min,                   -- shortest (ns)
-    max(duration_ns) AS max,                   -- longest (ns)
-    exact_variance(duration_ns) AS variance    -- sample variance (NULL for one execution)
-FROM (
-    SELECT 'demangled' AS name_kind, demangledName AS group_name_id, "end" - start AS duration_ns,
-           gridX AS grid_x, gridY AS grid_y, gridZ AS grid_z, blockX AS block_x, blockY AS block_y, blockZ AS block_z
+-- few hundred rows however large the profile.
+-- As _kernel_name_stats: each duration of each name and configuration once, with its count, and the statistics
+-- (the median too) from those rows.
+WITH kernel_durations AS (  -- each (names, configuration, duration) once, with how many kernels ran that long
+    SELECT
+        demangledName AS demangled_id,
+        coalesce(shortName, demangledName) AS short_id,
+        coalesce(mangledName, demangledName) AS mangled_id,
+        gridX AS grid_x, gridY AS grid_y, gridZ AS grid_z, blockX AS block_x, blockY AS block_y, blockZ AS block_z,
+        "end" - start AS duration_ns,
+        count(*) AS n
     FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
-    UNION ALL
-    SELECT 'short', coalesce(shortName, demangledName), "end" - start, gridX, gridY, gridZ, blockX, blockY, blockZ
-    FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
-    UNION ALL
-    SELECT 'mangled', coalesce(mangledName, demangledName), "end" - start, gridX, gridY, gridZ, blockX, blockY, blockZ
-    FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
+    GROUP BY ALL
+),
+durations AS (  -- per name kind: each name and configuration's distinct durations and their counts
+    SELECT name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, duration_ns,
+        sum(n)::BIGINT AS n
+    FROM (
+        SELECT 'demangled' AS name_kind, demangled_id AS group_name_id, * EXCLUDE (demangled_id, short_id, mangled_id)
+        FROM kernel_durations
+        UNION ALL
+        SELECT 'short', short_id, * EXCLUDE (demangled_id, short_id, mangled_id) FROM kernel_durations
+        UNION ALL
+        SELECT 'mangled', mangled_id, * EXCLUDE (demangled_id, short_id, mangled_id) FROM kernel_durations
+    )
+    GROUP BY ALL
+),
+ranked AS (  -- kernels up to each duration, of the group's kernels
+    SELECT *,
+        sum(n) OVER (PARTITION BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
+                     ORDER BY duration_ns) AS upto,
+        sum(n) OVER (PARTITION BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z)
+            AS group_rows
+    FROM durations
+),
+stats AS (
+    SELECT
+        name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+        sum(duration_ns::HUGEINT * n) AS total,
+        sum(n)::BIGINT AS num,
+        min(duration_ns) FILTER (upto > (group_rows - 1) // 2) AS lower, -- the two middle durations (one when odd)
+        min(duration_ns) FILTER (upto > group_rows // 2) AS upper,
+        min(duration_ns) AS min,
+        max(duration_ns) AS max,
+        counted_variance(duration_ns, n) AS variance
+    FROM ranked
+    GROUP BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
+),
+beyond AS (  -- groups whose sums do not fit (a hostile file): var_samp over their durations, as exact_variance
+    SELECT name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+        greatest(var_samp(duration_ns), 0) AS variance
+    FROM (SELECT d.*, unnest(range(d.n))
+          FROM durations AS d
+          SEMI JOIN stats AS s
+              ON isnan(s.variance) AND s.name_kind = d.name_kind
+             AND s.group_name_id = d.group_name_id
+             AND s.grid_x IS NOT DISTINCT FROM d.grid_x AND s.grid_y IS NOT DISTINCT FROM d.grid_y
+             AND s.grid_z IS NOT DISTINCT FROM d.grid_z AND s.block_x IS NOT DISTINCT FROM d.block_x
+             AND s.block_y IS NOT DISTINCT FROM d.block_y AND s.block_z IS NOT DISTINCT FROM d.block_z)
+    GROUP BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
 )
-GROUP BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
+SELECT
+    s.name_kind,                               -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
+    s.group_name_id,                           -- strings.id of the name (kernels_in's group_name_id)
+    s.grid_x,                                  -- grid dimensions: x
+    s.grid_y,                                  -- grid y
+    s.grid_z,                                  -- grid z
+    s.block_x,                                 -- block dimensions: x
+    s.block_y,                                 -- block y
+    s.block_z,                                 -- block z
+    s.total,                                   -- summed duration (ns)
+    s.num,                                     -- executions
+    s.lower + (s.upper - s.lower) / 2 AS med,  -- median duration (ns), interpolated as median() does
+    s.min,                                     -- shortest (ns)
+    s.max,                                     -- longest (ns)
+    CASE WHEN isnan(s.variance) THEN b.variance ELSE s.variance END AS variance -- sample variance (NULL: one run)
+FROM stats AS s
+LEFT JOIN beyond AS b
+    ON b.name_kind = s.name_kind AND b.group_name_id = s.group_name_id
+   AND b.grid_x IS NOT DISTINCT FROM s.grid_x AND b.grid_y IS NOT DISTINCT FROM s.grid_y
+   AND b.grid_z IS NOT DISTINCT FROM s.grid_z AND b.block_x IS NOT DISTINCT FROM s.block_x
+   AND b.block_y IS NOT DISTINCT FROM s.block_y AND b.block_z IS NOT DISTINCT FROM s.block_z

@@ -1,26 +1,70 @@
 -- name: _kernel_name_stats
 -- kind: view
 -- params: none
--- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, exact_variance
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, counted_variance
 -- _kernel_name_stats: the duration statistics of every kernel name, for each way nsys names kernels: what
 -- kernel_summary computes when no filter is given. The columnar cache stores it (one grouping of every kernel, made
--- once), so an unfiltered `kernels` reads a few hundred rows; without the cache a query reads only the name kind it
--- asks for (the other branches are pruned).
-SELECT
-    name_kind,                                 -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
-    group_name_id,                             -- strings.id of the name (kernels_in's group_name_id)
-    sum(duration_ns) AS total,                 -- summed duration (ns)
-    count(*) AS num,                           -- executions
-    median(duration_ns) AS med,                -- median duration (ns)
-    min(duration_ns) AS min,                   -- shortest (ns)
-    max(duration_ns) AS max,                   -- longest (ns)
-    exact_variance(duration_ns) AS variance    -- sample variance (NULL for one execution)
-FROM (
-    SELECT 'demangled' AS name_kind, demangledName AS group_name_id, "end" - start AS duration_ns
+-- once), so an unfiltered `kernels` reads a few hundred rows.
+-- It groups each kernel duration of each name once, with its count, and takes the statistics from those rows:
+-- kernel durations repeat, so there are far fewer of them than kernels, and a median found from counts keeps no
+-- list of every duration per name (median()'s lists sit outside DuckDB's memory limit). 10 M kernels: 0.13 s
+-- instead of 1.1 s with median(), the same rows.
+WITH kernel_durations AS (  -- each (names, duration) once, with how many kernels ran that long
+    SELECT
+        demangledName AS demangled_id,
+        coalesce(shortName, demangledName) AS short_id,
+        coalesce(mangledName, demangledName) AS mangled_id,
+        "end" - start AS duration_ns,
+        count(*) AS n
     FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
-    UNION ALL
-    SELECT 'short', coalesce(shortName, demangledName), "end" - start FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
-    UNION ALL
-    SELECT 'mangled', coalesce(mangledName, demangledName), "end" - start FROM compat.CUPTI_ACTIVITY_KIND_KERNEL
+    GROUP BY ALL
+),
+durations AS (  -- per name kind: each name's distinct durations and their counts
+    SELECT name_kind, group_name_id, duration_ns, sum(n)::BIGINT AS n
+    FROM (
+        SELECT 'demangled' AS name_kind, demangled_id AS group_name_id, duration_ns, n FROM kernel_durations
+        UNION ALL
+        SELECT 'short', short_id, duration_ns, n FROM kernel_durations
+        UNION ALL
+        SELECT 'mangled', mangled_id, duration_ns, n FROM kernel_durations
+    )
+    GROUP BY ALL
+),
+ranked AS (  -- kernels up to each duration, of the name's kernels
+    SELECT *,
+        sum(n) OVER (PARTITION BY name_kind, group_name_id ORDER BY duration_ns) AS upto,
+        sum(n) OVER (PARTITION BY name_kind, group_name_id) AS name_rows
+    FROM durations
+),
+stats AS (
+    SELECT
+        name_kind, group_name_id,
+        sum(duration_ns::HUGEINT * n) AS total,
+        sum(n)::BIGINT AS num,
+        min(duration_ns) FILTER (upto > (name_rows - 1) // 2) AS lower, -- the two middle durations (one when odd)
+        min(duration_ns) FILTER (upto > name_rows // 2) AS upper,
+        min(duration_ns) AS min,
+        max(duration_ns) AS max,
+        counted_variance(duration_ns, n) AS variance
+    FROM ranked
+    GROUP BY name_kind, group_name_id
+),
+beyond AS (  -- names whose sums do not fit (a hostile file): var_samp over their durations, as exact_variance
+    SELECT name_kind, group_name_id, greatest(var_samp(duration_ns), 0) AS variance
+    FROM (SELECT d.name_kind, d.group_name_id, d.duration_ns, unnest(range(d.n))
+          FROM durations AS d
+          SEMI JOIN stats AS s
+              ON s.name_kind = d.name_kind AND s.group_name_id = d.group_name_id AND isnan(s.variance))
+    GROUP BY name_kind, group_name_id
 )
-GROUP BY name_kind, group_name_id
+SELECT
+    s.name_kind,                               -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
+    s.group_name_id,                           -- strings.id of the name (kernels_in's group_name_id)
+    s.total,                                   -- summed duration (ns)
+    s.num,                                     -- executions
+    s.lower + (s.upper - s.lower) / 2 AS med,  -- median duration (ns), interpolated as median() does
+    s.min,                                     -- shortest (ns)
+    s.max,                                     -- longest (ns)
+    CASE WHEN isnan(s.variance) THEN b.variance ELSE s.variance END AS variance -- sample variance (NULL: one run)
+FROM stats AS s
+LEFT JOIN beyond AS b ON b.name_kind = s.name_kind AND b.group_name_id = s.group_name_id
