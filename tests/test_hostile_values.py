@@ -323,6 +323,42 @@ def test_exact_variance_matches_python(values):
     assert got == pytest.approx(float(expected), rel=1e-9, abs=1e-9)
 
 
+def _sql_body(folder: str, name: str) -> str:
+    return "\n".join(line for line in (ROOT / "sql" / folder / f"{name}.sql").read_text().splitlines()
+                     if not line.startswith("--"))
+
+
+@pytest.mark.parametrize("view", ["_kernel_name_stats", "_kernel_launch_stats"])
+@pytest.mark.parametrize("values", [
+    [3_000_000_000_000_001] * 100, [2**62 - 11] * 3, [1376] * 4, [17_504, 17_856, 18_240, 17_900],
+    [1, 2, 4, 2**40 + 7], [10**12 + i % 3 for i in range(1000)], [2**62 - 10, 5, 5, 2**41], [5], [7, 7, 9, 1, 7, 9]])
+def test_kernel_stats_views_match_python(view, values):
+    """The stored kernel statistics, found from each duration's count, against Python's exact statistics: the median
+    interpolated as median() does, the variance exact where the integer sums fit and var_samp beyond them."""
+    con = duckdb.connect()
+    con.execute(f"CREATE MACRO counted_variance(x, n) AS ({_sql_body('macros', 'counted_variance')})")
+    con.execute("CREATE SCHEMA compat")
+    con.execute(f'CREATE TABLE compat.{K} (start BIGINT, "end" BIGINT, demangledName BIGINT, shortName BIGINT, '
+                "mangledName BIGINT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT)")
+    # one name, one launch configuration; a second name with one kernel beside it
+    con.executemany(f"INSERT INTO compat.{K} VALUES (?, ?, 1, 2, NULL, 4, 1, 1, 128, 1, 1)",
+                    [(i, i + v) for i, v in enumerate(values)])
+    con.execute(f"INSERT INTO compat.{K} VALUES (0, 10, 9, NULL, NULL, 1, 1, 1, 32, 1, 1)")
+    rows = con.execute(f"SELECT name_kind, num, total, med, min, max, variance FROM ({_sql_body('views', view)}) "
+                       "WHERE group_name_id IN (1, 2) ORDER BY name_kind").fetchall()
+    assert [r[0] for r in rows] == ["demangled", "mangled", "short"]  # mangled falls back to the demangled name
+    for _, num, total, med, low, high, variance in rows:
+        assert (num, total, low, high) == (len(values), sum(values), min(values), max(values))
+        assert med == float(statistics.median(values))
+        if len(values) == 1:
+            assert variance is None
+        else:
+            expected = statistics.variance(values)
+            assert variance >= 0 and variance == pytest.approx(float(expected), rel=1e-9, abs=1e-9)
+            if len(set(values)) == 1:
+                assert variance == 0
+
+
 # -- memory ------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("value", ["lots", "80%", "0", "-1GB", "1 GBs"])
 def test_a_bad_memory_setting_is_a_usage_error(value):
