@@ -379,6 +379,22 @@ def test_by_range_matches_brute_force(range_name):
     assert (sum(r["instances"] for r in rows), sum(r["time_ns"] for r in rows)) == brute_force_range(profile, range_name)
 
 
+def test_by_range_with_nested_names_matches_brute_force():
+    """Several names at once, nested (a kernel of `computing_softmax` is also in `scaled_dot_product_attention`,
+    `forward` and `train_loop:step_1`): each range holds every kernel launched inside it, once."""
+    from nsys_analytics.capabilities.breakdown.ranges import range_name_times
+
+    profile = PROFILES / "gpt_train.sqlite"
+    names = {"train_loop:step_1": "step_1", "forward": "forward",  # the range's name: its text
+             "scaled_dot_product_attention": "scaled_dot_product_attention", "computing_softmax": "computing_softmax",
+             "backward": "backward"}
+    with nsys_analytics.open(profile) as p:
+        rows = range_name_times(p, RULES, KernelFilter(), memory_ops=False, chosen=list(names), busy=False)
+    for name, text in names.items():
+        got = [r for r in rows if r.part == name]
+        assert (sum(r.instances for r in got), sum(r.total_ns for r in got)) == brute_force_range(profile, text), name
+
+
 def test_backward_kernels_from_autograd_thread_land_in_backward():
     profile = PROFILES / "gpt_train.sqlite"
     on_range_thread, _ = brute_force_range(profile, "backward", same_thread=True)

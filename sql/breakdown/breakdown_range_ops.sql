@@ -6,20 +6,26 @@
 -- NVTX range it belongs to, by the process rule of nvtx_attributed_ops: the CUDA API call that launched it ran
 -- inside the range's window, on any thread of the same process (backward kernels launched by autograd's own
 -- thread land in `backward`). An operation counts once per range name, however many instances of the name hold
--- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, loaded by breakdown/ranges.py),
--- nvtx_attributed_ops, _nvtx_ranges.  Columns: those of _breakdown_base, with `part` = the range.
+-- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, each with a bit string of its own bit set,
+-- loaded by breakdown/ranges.py), nvtx_attributed_ops, _nvtx_ranges.  Columns: those of _breakdown_base, with
+-- `part` = the range.
+-- Each launching call's chosen names are gathered into one bit string (the same name twice sets its bit once),
+-- so the calls are grouped by call alone, and joined to the operations one to one, before a row per name is made:
+-- at 10 M kernels, grouping the 19 M (call, name) pairs themselves took most of the query.
 WITH chosen AS (  -- the instances of the chosen ranges
-    SELECT r.range_id, n.part
+    SELECT r.range_id, n.bit
     FROM _nvtx_ranges AS r
     JOIN _breakdown_chosen AS n ON n.part = coalesce(CASE WHEN r.domain IS NULL THEN r.text ELSE r.name END, r.name)
 ),
-calls AS (  -- the launching calls inside a chosen range, once per range name
-    SELECT DISTINCT (a.global_pid >> 24) & 16777215 AS pid, a.correlation_id, c.part
+calls AS (  -- the launching calls inside a chosen range: the chosen names that hold each, as bits
+    SELECT (a.global_pid >> 24) & 16777215 AS pid, a.correlation_id, bit_or(c.bit) AS bits
     FROM nvtx_attributed_ops('process', false, with_graphs := true) AS a
     JOIN chosen AS c ON c.range_id = a.range_id
+    GROUP BY ALL
 )
 SELECT
     o.* EXCLUDE (part),                        -- the operation, as in _breakdown_base
-    c.part                                     -- the NVTX range
+    n.part                                     -- the NVTX range
 FROM _breakdown_base AS o
 JOIN calls AS c USING (pid, correlation_id)
+JOIN _breakdown_chosen AS n ON get_bit(c.bits, n.place) = 1

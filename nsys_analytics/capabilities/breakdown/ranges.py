@@ -65,7 +65,11 @@ def range_name_times(profile: Profile, rules: RuleSet, filters: KernelFilter, me
     """GPU time per kernel name, device and chosen range (`NameTime.part`)."""
     create_ops_view(profile, filters, memory_ops, view="_breakdown_base")
     names = ", ".join(sql_files.sql_literal(n) for n in chosen)
-    profile.sql(f"CREATE OR REPLACE TEMP TABLE _breakdown_chosen AS SELECT unnest([{names}]::VARCHAR[]) AS part")
+    # each name with its place and a bit string of that bit alone (breakdown_range_ops.sql gathers them per call)
+    profile.sql(f"CREATE OR REPLACE TEMP TABLE _breakdown_chosen AS SELECT part, place::INTEGER AS place, "
+                f"set_bit(bitstring('0', {len(chosen)}), place::INTEGER, 1) AS bit "
+                f"FROM (SELECT unnest([{names}]::VARCHAR[]) AS part, generate_subscripts([{names}]::VARCHAR[], 1) - 1 "
+                "AS place)")
     placed = sql_files.read("breakdown", "breakdown_range_ops").text
     profile.sql(f"CREATE OR REPLACE TEMP VIEW _breakdown_ops AS {placed}")
     return query_name_times(profile, rules, busy)
