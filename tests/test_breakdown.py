@@ -379,10 +379,14 @@ def test_by_range_matches_brute_force(range_name):
     assert (sum(r["instances"] for r in rows), sum(r["time_ns"] for r in rows)) == brute_force_range(profile, range_name)
 
 
-def test_by_range_with_nested_names_matches_brute_force():
+@pytest.mark.parametrize("integer_bits", [64, 2])  # the names' bits in an integer; in a bit string (beyond 2)
+def test_by_range_with_nested_names_matches_brute_force(integer_bits, monkeypatch):
     """Several names at once, nested (a kernel of `computing_softmax` is also in `scaled_dot_product_attention`,
     `forward` and `train_loop:step_1`): each range holds every kernel launched inside it, once."""
+    from nsys_analytics.capabilities.breakdown import ranges
     from nsys_analytics.capabilities.breakdown.ranges import range_name_times
+
+    monkeypatch.setattr(ranges, "INTEGER_BITS", integer_bits)
 
     profile = PROFILES / "gpt_train.sqlite"
     names = {"train_loop:step_1": "step_1", "forward": "forward",  # the range's name: its text

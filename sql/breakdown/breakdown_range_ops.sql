@@ -6,10 +6,10 @@
 -- NVTX range it belongs to, by the process rule of nvtx_attributed_ops: the CUDA API call that launched it ran
 -- inside the range's window, on any thread of the same process (backward kernels launched by autograd's own
 -- thread land in `backward`). An operation counts once per range name, however many instances of the name hold
--- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, each with a bit string of its own bit set,
--- loaded by breakdown/ranges.py), nvtx_attributed_ops, _nvtx_ranges.  Columns: those of _breakdown_base, with
+-- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, each with a bit of its own: an integer or a
+-- bit string, loaded by breakdown/ranges.py), nvtx_attributed_ops, _nvtx_ranges.  Columns: those of _breakdown_base, with
 -- `part` = the range.
--- Each launching call's chosen names are gathered into one bit string (the same name twice sets its bit once),
+-- Each launching call's chosen names are gathered into one set of bits (the same name twice sets its bit once),
 -- so the calls are grouped by call alone, and joined to the operations one to one, before a row per name is made:
 -- at 10 M kernels, grouping the 19 M (call, name) pairs themselves took most of the query.
 WITH chosen AS (  -- the instances of the chosen ranges
@@ -28,4 +28,4 @@ SELECT
     n.part                                     -- the NVTX range
 FROM _breakdown_base AS o
 JOIN calls AS c USING (pid, correlation_id)
-JOIN _breakdown_chosen AS n ON get_bit(c.bits, n.place) = 1
+JOIN _breakdown_chosen AS n ON bit_count(c.bits & n.bit) > 0
