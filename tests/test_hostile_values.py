@@ -334,9 +334,9 @@ def _sql_body(folder: str, name: str) -> str:
     [1, 2, 4, 2**40 + 7], [10**12 + i % 3 for i in range(1000)], [2**62 - 10, 5, 5, 2**41], [5], [7, 7, 9, 1, 7, 9]])
 def test_kernel_stats_views_match_python(view, values):
     """The stored kernel statistics, found from each duration's count, against Python's exact statistics: the median
-    interpolated as median() does, the variance exact where the integer sums fit and var_samp beyond them."""
+    interpolated as median() does; the variance exact where the integer sums fit, from distances to the mean beyond."""
     con = duckdb.connect()
-    con.execute(f"CREATE MACRO counted_variance(x, n) AS ({_sql_body('macros', 'counted_variance')})")
+    con.execute(f"CREATE MACRO counted_variance(x, n, mean) AS ({_sql_body('macros', 'counted_variance')})")
     con.execute("CREATE SCHEMA compat")
     con.execute(f'CREATE TABLE compat.{K} (start BIGINT, "end" BIGINT, demangledName BIGINT, shortName BIGINT, '
                 "mangledName BIGINT, gridX INT, gridY INT, gridZ INT, blockX INT, blockY INT, blockZ INT)")

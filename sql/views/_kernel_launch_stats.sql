@@ -37,7 +37,11 @@ ranked AS (  -- kernels up to each duration, of the group's kernels
         sum(n) OVER (PARTITION BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
                      ORDER BY duration_ns) AS upto,
         sum(n) OVER (PARTITION BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z)
-            AS group_rows
+            AS group_rows,
+        sum(duration_ns::HUGEINT * n) OVER (PARTITION BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x,
+                                             block_y, block_z)
+            / sum(n) OVER (PARTITION BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z)
+            AS mean
     FROM durations
 ),
 stats AS (
@@ -49,21 +53,8 @@ stats AS (
         min(duration_ns) FILTER (upto > group_rows // 2) AS upper,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
-        counted_variance(duration_ns, n) AS variance
+        counted_variance(duration_ns, n, mean) AS variance
     FROM ranked
-    GROUP BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
-),
-beyond AS (  -- groups whose sums do not fit (a hostile file): var_samp over their durations, as exact_variance
-    SELECT name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,
-        greatest(var_samp(duration_ns), 0) AS variance
-    FROM (SELECT d.*, unnest(range(d.n))
-          FROM durations AS d
-          SEMI JOIN stats AS s
-              ON isnan(s.variance) AND s.name_kind = d.name_kind
-             AND s.group_name_id = d.group_name_id
-             AND s.grid_x IS NOT DISTINCT FROM d.grid_x AND s.grid_y IS NOT DISTINCT FROM d.grid_y
-             AND s.grid_z IS NOT DISTINCT FROM d.grid_z AND s.block_x IS NOT DISTINCT FROM d.block_x
-             AND s.block_y IS NOT DISTINCT FROM d.block_y AND s.block_z IS NOT DISTINCT FROM d.block_z)
     GROUP BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
 )
 SELECT
@@ -80,10 +71,5 @@ SELECT
     s.lower + (s.upper - s.lower) / 2 AS med,  -- median duration (ns), interpolated as median() does
     s.min,                                     -- shortest (ns)
     s.max,                                     -- longest (ns)
-    CASE WHEN isnan(s.variance) THEN b.variance ELSE s.variance END AS variance -- sample variance (NULL: one run)
+    s.variance                                 -- sample variance (NULL for one execution)
 FROM stats AS s
-LEFT JOIN beyond AS b
-    ON b.name_kind = s.name_kind AND b.group_name_id = s.group_name_id
-   AND b.grid_x IS NOT DISTINCT FROM s.grid_x AND b.grid_y IS NOT DISTINCT FROM s.grid_y
-   AND b.grid_z IS NOT DISTINCT FROM s.grid_z AND b.block_x IS NOT DISTINCT FROM s.block_x
-   AND b.block_y IS NOT DISTINCT FROM s.block_y AND b.block_z IS NOT DISTINCT FROM s.block_z

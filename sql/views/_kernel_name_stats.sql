@@ -33,7 +33,9 @@ durations AS (  -- per name kind: each name's distinct durations and their count
 ranked AS (  -- kernels up to each duration, of the name's kernels
     SELECT *,
         sum(n) OVER (PARTITION BY name_kind, group_name_id ORDER BY duration_ns) AS upto,
-        sum(n) OVER (PARTITION BY name_kind, group_name_id) AS name_rows
+        sum(n) OVER (PARTITION BY name_kind, group_name_id) AS name_rows,
+        sum(duration_ns::HUGEINT * n) OVER (PARTITION BY name_kind, group_name_id)
+            / sum(n) OVER (PARTITION BY name_kind, group_name_id) AS mean
     FROM durations
 ),
 stats AS (
@@ -45,16 +47,8 @@ stats AS (
         min(duration_ns) FILTER (upto > name_rows // 2) AS upper,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
-        counted_variance(duration_ns, n) AS variance
+        counted_variance(duration_ns, n, mean) AS variance
     FROM ranked
-    GROUP BY name_kind, group_name_id
-),
-beyond AS (  -- names whose sums do not fit (a hostile file): var_samp over their durations, as exact_variance
-    SELECT name_kind, group_name_id, greatest(var_samp(duration_ns), 0) AS variance
-    FROM (SELECT d.name_kind, d.group_name_id, d.duration_ns, unnest(range(d.n))
-          FROM durations AS d
-          SEMI JOIN stats AS s
-              ON s.name_kind = d.name_kind AND s.group_name_id = d.group_name_id AND isnan(s.variance))
     GROUP BY name_kind, group_name_id
 )
 SELECT
@@ -65,6 +59,5 @@ SELECT
     s.lower + (s.upper - s.lower) / 2 AS med,  -- median duration (ns), interpolated as median() does
     s.min,                                     -- shortest (ns)
     s.max,                                     -- longest (ns)
-    CASE WHEN isnan(s.variance) THEN b.variance ELSE s.variance END AS variance -- sample variance (NULL: one run)
+    s.variance                                 -- sample variance (NULL for one execution)
 FROM stats AS s
-LEFT JOIN beyond AS b ON b.name_kind = s.name_kind AND b.group_name_id = s.group_name_id
