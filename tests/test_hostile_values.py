@@ -336,6 +336,7 @@ def test_kernel_stats_views_match_python(view, values):
     """The stored kernel statistics, found from each duration's count, against Python's exact statistics: the median
     interpolated as median() does; the variance exact where the integer sums fit, from distances to the mean beyond."""
     con = duckdb.connect()
+    con.execute(f"CREATE MACRO counted_median(x, upto, rows) AS ({_sql_body('macros', 'counted_median')})")
     con.execute(f"CREATE MACRO counted_variance(x, n, mean) AS ({_sql_body('macros', 'counted_variance')})")
     con.execute("CREATE SCHEMA compat")
     con.execute(f'CREATE TABLE compat.{K} (start BIGINT, "end" BIGINT, demangledName BIGINT, shortName BIGINT, '

@@ -7,8 +7,8 @@
 -- inside the range's window, on any thread of the same process (backward kernels launched by autograd's own
 -- thread land in `backward`). An operation counts once per range name, however many instances of the name hold
 -- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, each with a bit of its own: an integer or a
--- bit string, loaded by breakdown/ranges.py), nvtx_attributed_ops, _nvtx_ranges.  Columns: those of _breakdown_base, with
--- `part` = the range.
+-- bit string, loaded by breakdown/ranges.py), nvtx_attributed_ops, _nvtx_ranges.  Columns: those of
+-- _breakdown_base, with `part` = the range.
 -- Each launching call's chosen names are gathered into one set of bits (the same name twice sets its bit once),
 -- so the calls are grouped by call alone, and joined to the operations one to one, before a row per name is made:
 -- at 10 M kernels, grouping the 19 M (call, name) pairs themselves took most of the query.

@@ -1,7 +1,7 @@
 -- name: _kernel_launch_stats
 -- kind: view
 -- params: none
--- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, counted_variance
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, counted_median, counted_variance
 -- _kernel_launch_stats: the duration statistics of every kernel name and launch configuration (grid and block),
 -- for each way nsys names kernels: what kernel_summary_by_launch computes when no filter is given. The columnar
 -- cache stores it (one grouping of every kernel, made once), so an unfiltered `kernels --by-launch-config` reads a
@@ -43,33 +43,21 @@ ranked AS (  -- kernels up to each duration, of the group's kernels
             / sum(n) OVER (PARTITION BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z)
             AS mean
     FROM durations
-),
-stats AS (
-    SELECT
-        name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z,
-        sum(duration_ns::HUGEINT * n) AS total,
-        sum(n)::BIGINT AS num,
-        min(duration_ns) FILTER (upto > (group_rows - 1) // 2) AS lower, -- the two middle durations (one when odd)
-        min(duration_ns) FILTER (upto > group_rows // 2) AS upper,
-        min(duration_ns) AS min,
-        max(duration_ns) AS max,
-        counted_variance(duration_ns, n, mean) AS variance
-    FROM ranked
-    GROUP BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z
 )
 SELECT
-    s.name_kind,                               -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
-    s.group_name_id,                           -- strings.id of the name (kernels_in's group_name_id)
-    s.grid_x,                                  -- grid dimensions: x
-    s.grid_y,                                  -- grid y
-    s.grid_z,                                  -- grid z
-    s.block_x,                                 -- block dimensions: x
-    s.block_y,                                 -- block y
-    s.block_z,                                 -- block z
-    s.total,                                   -- summed duration (ns)
-    s.num,                                     -- executions
-    s.lower + (s.upper - s.lower) / 2 AS med,  -- median duration (ns), interpolated as median() does
-    s.min,                                     -- shortest (ns)
-    s.max,                                     -- longest (ns)
-    s.variance                                 -- sample variance (NULL for one execution)
-FROM stats AS s
+    name_kind,                                 -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
+    group_name_id,                             -- strings.id of the name (kernels_in's group_name_id)
+    grid_x,                                    -- grid dimensions: x
+    grid_y,                                    -- grid y
+    grid_z,                                    -- grid z
+    block_x,                                   -- block dimensions: x
+    block_y,                                   -- block y
+    block_z,                                   -- block z
+    sum(duration_ns::HUGEINT * n) AS total,    -- summed duration (ns)
+    sum(n)::BIGINT AS num,                     -- executions
+    counted_median(duration_ns, upto, group_rows) AS med, -- median duration (ns), interpolated as median() does
+    min(duration_ns) AS min,                   -- shortest (ns)
+    max(duration_ns) AS max,                   -- longest (ns)
+    counted_variance(duration_ns, n, mean) AS variance -- sample variance (NULL for one execution)
+FROM ranked
+GROUP BY name_kind, group_name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z

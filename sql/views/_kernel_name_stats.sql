@@ -1,7 +1,7 @@
 -- name: _kernel_name_stats
 -- kind: view
 -- params: none
--- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, counted_variance
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, counted_median, counted_variance
 -- _kernel_name_stats: the duration statistics of every kernel name, for each way nsys names kernels: what
 -- kernel_summary computes when no filter is given. The columnar cache stores it (one grouping of every kernel, made
 -- once), so an unfiltered `kernels` reads a few hundred rows.
@@ -37,27 +37,15 @@ ranked AS (  -- kernels up to each duration, of the name's kernels
         sum(duration_ns::HUGEINT * n) OVER (PARTITION BY name_kind, group_name_id)
             / sum(n) OVER (PARTITION BY name_kind, group_name_id) AS mean
     FROM durations
-),
-stats AS (
-    SELECT
-        name_kind, group_name_id,
-        sum(duration_ns::HUGEINT * n) AS total,
-        sum(n)::BIGINT AS num,
-        min(duration_ns) FILTER (upto > (name_rows - 1) // 2) AS lower, -- the two middle durations (one when odd)
-        min(duration_ns) FILTER (upto > name_rows // 2) AS upper,
-        min(duration_ns) AS min,
-        max(duration_ns) AS max,
-        counted_variance(duration_ns, n, mean) AS variance
-    FROM ranked
-    GROUP BY name_kind, group_name_id
 )
 SELECT
-    s.name_kind,                               -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
-    s.group_name_id,                           -- strings.id of the name (kernels_in's group_name_id)
-    s.total,                                   -- summed duration (ns)
-    s.num,                                     -- executions
-    s.lower + (s.upper - s.lower) / 2 AS med,  -- median duration (ns), interpolated as median() does
-    s.min,                                     -- shortest (ns)
-    s.max,                                     -- longest (ns)
-    s.variance                                 -- sample variance (NULL for one execution)
-FROM stats AS s
+    name_kind,                                 -- 'demangled', 'short' or 'mangled' (kernels_in's name_kind)
+    group_name_id,                             -- strings.id of the name (kernels_in's group_name_id)
+    sum(duration_ns::HUGEINT * n) AS total,    -- summed duration (ns)
+    sum(n)::BIGINT AS num,                     -- executions
+    counted_median(duration_ns, upto, name_rows) AS med, -- median duration (ns), interpolated as median() does
+    min(duration_ns) AS min,                   -- shortest (ns)
+    max(duration_ns) AS max,                   -- longest (ns)
+    counted_variance(duration_ns, n, mean) AS variance -- sample variance (NULL for one execution)
+FROM ranked
+GROUP BY name_kind, group_name_id
