@@ -193,6 +193,55 @@ def test_api_rows_ending_before_their_start_are_skipped_like_deleted(hostile, tm
     assert f"SKIPPED {negative:,} CUDA runtime API rows in every report: {negative:,} ending before" in result.stderr
 
 
+@pytest.fixture
+def through_cache(monkeypatch, tmp_path):
+    """Every profile read through the columnar cache, which stores each event table without its bad rows."""
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+
+
+@pytest.mark.parametrize("gaps", [False, True], ids=["rowids-whole", "rowids-with-gaps"])
+def test_cached_api_and_nvtx_rows_ending_before_their_start_are_noted(hostile, tmp_path, through_cache, gaps):
+    # The cache proves a table has no bad row from its rowids alone when its rows fill their span; with gaps (sound
+    # rows deleted) the rows are counted in the export instead. Either way the counts are those of the rows.
+    path = hostile("end-before-start")
+    if gaps:
+        path = clean_copy(path, tmp_path, f'DELETE FROM {R} WHERE rowid % 7 = 3 AND "end" >= start',
+                          f'DELETE FROM {N} WHERE rowid % 5 = 2 AND "end" >= start')
+    api = count(path, f'SELECT count(*) FROM {R} WHERE "end" < start')
+    nvtx = count(path, f'SELECT count(*) FROM {N} WHERE "end" < start')
+    assert api > 0 and nvtx > 0
+    for _ in ("cold", "warm"):
+        result = run("diagnose", path)
+        assert result.exit_code == 0, result.output
+        assert f"SKIPPED {api:,} CUDA runtime API rows in every report: {api:,} ending before" in result.stderr
+        assert f"SKIPPED {nvtx:,} NVTX rows in every report: {nvtx:,} ending before its start" in result.stderr
+
+
+@pytest.mark.parametrize("gaps", [False, True], ids=["rowids-whole", "rowids-with-gaps"])
+def test_cached_sound_event_tables_note_nothing(hostile, tmp_path, through_cache, gaps, monkeypatch):
+    # and where the rowids prove it, the export's table is not scanned a second time to count bad rows
+    from nsys_analytics.data import bad_rows
+
+    scans = []
+    monkeypatch.setattr(bad_rows, "count_events", lambda *a: scans.append(a[2]) or dict.fromkeys(
+        ("incomplete", "negative", "out_of_range"), 0))
+    path = hostile("end-before-start")
+    deletes = [f'DELETE FROM {R} WHERE "end" < start', f'DELETE FROM {N} WHERE "end" < start']
+    if not gaps:  # the remaining rows renumbered from 1, as an export writes them
+        deletes += [f"CREATE TABLE r2 AS SELECT * FROM {R} ORDER BY rowid", f"DROP TABLE {R}",
+                    f"ALTER TABLE r2 RENAME TO {R}", f"CREATE TABLE n2 AS SELECT * FROM {N} ORDER BY rowid",
+                    f"DROP TABLE {N}", f"ALTER TABLE n2 RENAME TO {N}"]
+    clean = clean_copy(path, tmp_path, *deletes)
+    span = count(clean, f"SELECT max(rowid) - min(rowid) + 1 - count(*) FROM {R}")
+    assert (span > 0) == gaps
+    for _ in ("cold", "warm"):
+        result = run("diagnose", clean)
+        assert result.exit_code == 0, result.output
+        assert "SKIPPED" not in result.stderr, result.stderr
+    assert (R in scans and N in scans) == gaps, scans
+
+
 # -- text or blobs in integer columns: the file refused, naming it, the table and the column ---------------------------
 @pytest.mark.parametrize("case, table, column, kind", [
     ("text-in-start", K, "start", "text"), ("blob-in-device", K, "deviceId", "a blob"),

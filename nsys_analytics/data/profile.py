@@ -19,7 +19,7 @@ from ..core import progress
 from .bad_rows import KERNEL_TABLE, BadRows
 from ..core.errors import MissingDataError, ProfileError, QueryError, UsageError
 from ..core.filters import unknown_range
-from .raw_schema import NAME_IDS, RAW_TABLES, compat_select
+from .raw_schema import NAME_IDS, RAW_TABLES, bad_event_conditions, compat_select
 from ..core.result import Result
 from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
 
@@ -153,6 +153,11 @@ class Profile:
         """Note the rows of an event table that compat leaves out (raw_schema.CHECKED_EVENTS), counted once per
         version of the file."""
         def counts() -> dict:
+            # The cached copy holds the sound rows only; where they fill the table's whole span of rowids (rowids
+            # are distinct), no row was left out, which spares a scan of the export (2 s on 25 M API calls).
+            kept = self._cache.rows(table)
+            if kept is not None and kept == source.rowid_span(self.sqlite_path, table):
+                return dict.fromkeys(bad_event_conditions(table, self.raw_columns[table]), 0)
             self._attach_raw()
             with progress.showing(f"checking the {table} rows of {self.path.name} (once)"):
                 return bad_rows.count_events(self.con, f'"{self._raw}"."{table}"', table, self.raw_columns[table])

@@ -169,6 +169,22 @@ def connect_readonly(p: Path) -> sqlite3.Connection:
     return con
 
 
+def rowid_span(p: Path, table: str) -> int | None:
+    """max(rowid) - min(rowid) + 1 of an export's table (0 when empty), which bounds its rows from above: SQLite
+    finds both ends in its index without a scan. None when that cannot be read."""
+    try:
+        con = connect_readonly(p)
+        try:
+            # two subqueries: SQLite reads one end of the rowid order only for a lone min() or max()
+            low, high = con.execute(f'SELECT (SELECT min(rowid) FROM "{table}"), (SELECT max(rowid) FROM "{table}")'
+                                    ).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+    return 0 if low is None else high - low + 1
+
+
 def _decode_text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 

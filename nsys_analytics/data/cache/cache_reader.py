@@ -121,6 +121,13 @@ class CacheReader:
         meta = parts.meta(self.con, self.paths[part])
         return BadRows(**{k: int(meta.get(f"bad_{k}", 0)) for k in BadRows.__dataclass_fields__})
 
+    def rows(self, name: str) -> int | None:
+        """The rows of the cached copy of a raw table (every sound row of the export's), or None when it is not
+        attached."""
+        if name in layout.MATERIALIZED or name not in self.attached:
+            return None
+        return parts.row_count(self.con, self.paths[name])
+
     def decodes(self, name: str) -> bool:
         """Whether the cache stores this view as a table (then what it reads need not be created)."""
         return self.pcache is not None and self.decoded and name in layout.MATERIALIZED

@@ -63,6 +63,13 @@ def meta(con, path: Path) -> dict[str, str]:
     return dict(rows)
 
 
+def row_count(con, path: Path) -> int:
+    """The rows a part holds, from its footer (nothing is decoded)."""
+    from ..database import _quote
+
+    return int(con.execute(f"SELECT sum(num_rows) FROM parquet_file_metadata({_quote(str(path))})").fetchone()[0])
+
+
 def read_whole(con, path: Path) -> None:
     """Raise DuckDB's error where a value of the part cannot be read (a damaged page fails to decompress)."""
     con.execute(f"SELECT min(COLUMNS(*)) FROM {source(con, path)}").fetchall()  # source reads the metadata
