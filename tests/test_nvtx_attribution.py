@@ -4,6 +4,7 @@ and unterminated ranges, CUDA graphs, several processes; and the sweep checked a
 from __future__ import annotations
 
 import random
+import statistics
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -378,3 +379,56 @@ def test_attribution_equals_a_plain_range_join(tmp_path, make, seed):
         fast = p.sql("SELECT attribution, op_id, range_id FROM _op_ranges").rows
         naive = p.sql(NAIVE).rows
     assert sorted(fast, key=str) == sorted(naive, key=str)
+
+
+BRUTE = """
+SELECT m.attribution, o.op_id, o.duration_ns, s.value AS kernel, o.launch_global_tid, r.range_id, r.name, r.style,
+    r.pid, r.tid
+FROM _range_ops AS o
+CROSS JOIN (VALUES ('thread'), ('process'), ('gpu')) AS m(attribution)
+JOIN strings AS s ON s.id = o.name_id
+LEFT JOIN _range_keys AS k ON k.attribution = m.attribution AND CASE m.attribution
+    WHEN 'thread' THEN k.key = o.launch_global_tid AND k.start_ns <= o.launch_start_ns AND k.end_ns >= o.launch_end_ns
+    WHEN 'process' THEN k.key = o.global_pid AND k.start_ns <= o.launch_start_ns AND k.end_ns >= o.launch_end_ns
+    ELSE k.key = o.global_pid AND k.start_ns <= o.end_ns AND k.end_ns >= o.start_ns END
+LEFT JOIN _nvtx_ranges AS r ON r.range_id = k.range_id
+WHERE o.kind = 'kernel'
+"""
+
+
+def brute_kernel_groups(rows: list[tuple], mode: str) -> dict[tuple, tuple]:
+    """nvtx_kernel_groups(mode, false, 'demangled', false) from every (kernel, range) pair by hand: {(range, style,
+    pid, tid, kernel): (ranges, kernels, total, mean, median, min, max, stddev, foreign kernels, foreign threads)}."""
+    groups: dict[tuple, list[tuple]] = {}
+    for attribution, op, duration, kernel, launch, range_id, name, style, pid, tid in rows:
+        if attribution == mode:
+            label = (name, style, pid, tid) if range_id is not None else (None, None, launch >> 24 & 0xFFFFFF,
+                                                                           launch & 0xFFFFFF)
+            groups.setdefault((*label, kernel), []).append((op, duration, range_id, launch & 0xFFFFFF))
+    expected = {}
+    for key, members in groups.items():
+        durations = [d for _, d, _, _ in members]
+        foreign = [t for *_, t in members if mode == "process" and t != key[3]]
+        expected[key] = (len({r for _, _, r, _ in members if r is not None}), len({op for op, *_ in members}),
+                         sum(durations), sum(durations) / len(durations), statistics.median(durations),
+                         min(durations), max(durations), statistics.stdev(durations) if len(durations) > 1 else 0,
+                         len(foreign), sorted(set(foreign)) or None)
+    return expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("mode", ["thread", "process", "gpu"])
+def test_kernel_groups_equal_a_count_by_hand(tmp_path, seed, mode):
+    # overlapping same-named start/end ranges (a kernel counted once, its time twice), launches from a third thread
+    path = write_profile(tmp_path / "p.sqlite", random_profile(random.Random(seed)))
+    with nsys_analytics.open(path) as p:
+        expected = brute_kernel_groups(p.sql(BRUTE).rows, mode)
+        got = p.sql(f"SELECT * FROM nvtx_kernel_groups('{mode}', false, 'demangled', false)")
+    assert len(got.rows) == len(expected)
+    for row in got.rows:
+        r = dict(zip(got.columns, row))
+        want = expected[(r["range"], r["style"], r["pid"], r["tid"], r["kernel_name"])]
+        assert (r["range_instances"], r["kernel_instances"], r["total_time_ns"]) == want[:3]
+        assert r["avg_ns"] == pytest.approx(want[3], rel=1e-12) and r["med_ns"] == want[4]
+        assert (r["min_ns"], r["max_ns"]) == want[5:7] and r["stddev_ns"] == pytest.approx(want[7], rel=1e-9)
+        assert (r["foreign_kernels"], r["foreign_tids"]) == want[8:]

@@ -1,7 +1,7 @@
 -- name: nvtx_kernel_groups
 -- kind: table_macro
 -- params: want_attribution, innermost_only, kernel_name_kind, with_graphs
--- needs: _nvtx_ranges, exact_variance, graph_executions, nvtx_attributed_ops, strings
+-- needs: _nvtx_ranges, counted_median, counted_variance, graph_executions, nvtx_attributed_ops, strings
 -- nvtx_kernel_groups(want_attribution, innermost_only, kernel_name_kind, with_graphs): table macro, the rows of
 -- nvtx_kernel_summary (GPU time of kernels per NVTX range, thread and kernel name, = `nsys stats --report
 -- nvtx_kern_sum` with want_attribution 'thread', inclusive), unordered. Kernels in no range form rows with an empty range,
@@ -31,7 +31,10 @@ rows AS (
         a.range_id,
         CASE WHEN a.kind = 'graph' THEN -1 - a.op_id ELSE a.op_id END AS op_id, -- graph ids apart from kernel ids
         a.duration_ns,
-        coalesce(l.may_repeat, false) AS may_repeat,
+        -- gpu: a kernel overlapping its range's edge may overlap another range of the label too, one that does
+        -- not overlap this one (consecutive steps); a kernel within its range cannot
+        coalesce(l.may_repeat, false) OR want_attribution = 'gpu'
+            AND coalesce(a.start_ns < a.range_start_ns OR a.end_ns > a.range_end_ns, false) AS may_repeat,
         a.launch_global_tid & 16777215 AS launch_tid,
         want_attribution = 'process' AND a.launch_global_tid & 16777215 <> l.tid AS foreign_launch,
         CASE WHEN a.kind = 'graph' THEN -1 - coalesce(g.graph_id, g.graph_exec_id)  -- below every string id
@@ -44,46 +47,68 @@ rows AS (
     LEFT JOIN graph_executions AS g ON a.kind = 'graph' AND g.op_id = a.op_id
     WHERE a.kind = 'kernel' OR a.kind = 'graph'
 ),
+-- One pass over the rows fills four groupings at once (GROUPING SETS), each row of a label, thread and kernel name
+-- counted in every one: by range (how many ranges hold such kernels), by duration (the distinct durations and how
+-- many kernels ran that long: the sums, extremes, median and variance), by kernel where the label's ranges overlap
+-- (a kernel counted once in its label) and by foreign launching thread. Neither a materialized copy of the rows
+-- nor a count(DISTINCT ...) per group, and no median() list of every duration (those lists sit outside DuckDB's
+-- memory limit). Kernel durations repeat, so the duration rows are far fewer than kernels.
+grouped AS (
+    SELECT
+        label_id, unranged_tid, name_id, range_id, duration_ns, repeat_op, foreign_tid,
+        GROUPING(range_id, duration_ns, repeat_op, foreign_tid) AS set_id,  -- 7, 11, 13, 14: which grouping
+        count(*) AS n,
+        any_value(graph_name) AS graph_name
+    FROM (
+        SELECT *,
+            CASE WHEN may_repeat THEN op_id END AS repeat_op,
+            CASE WHEN foreign_launch THEN launch_tid END AS foreign_tid
+        FROM rows
+    )
+    GROUP BY GROUPING SETS ((label_id, unranged_tid, name_id, range_id),
+                            (label_id, unranged_tid, name_id, duration_ns),
+                            (label_id, unranged_tid, name_id, repeat_op),
+                            (label_id, unranged_tid, name_id, foreign_tid))
+),
+collapsed AS (  -- the other groupings' rows down to one per group: what the summary needs of them
+    SELECT
+        label_id, unranged_tid, name_id, set_id, duration_ns,
+        sum(n) AS n,
+        count(*) FILTER (range_id IS NOT NULL) AS ranges,
+        count(*) FILTER (repeat_op IS NOT NULL) AS repeat_ops,
+        sum(n) FILTER (set_id = 13 AND repeat_op IS NULL) AS once,
+        sum(n) FILTER (foreign_tid IS NOT NULL) AS foreign_kernels,
+        list(foreign_tid) FILTER (foreign_tid IS NOT NULL) AS foreign_tids,
+        any_value(graph_name) AS graph_name
+    FROM grouped
+    GROUP BY label_id, unranged_tid, name_id, set_id, duration_ns
+),
+ranked AS (  -- on the duration rows: kernels up to each duration, of the group's kernels, and their mean
+    SELECT *,
+        CASE WHEN set_id = 11 THEN n END AS kernels,  -- the other groupings' rows have no duration
+        sum(n) OVER durations AS upto,
+        sum(n) OVER whole AS group_rows,
+        sum(duration_ns::HUGEINT * n) OVER whole / sum(n) OVER whole AS mean
+    FROM collapsed
+    WINDOW durations AS (PARTITION BY label_id, unranged_tid, name_id, set_id ORDER BY duration_ns),
+           whole AS (PARTITION BY label_id, unranged_tid, name_id, set_id)
+),
 summary AS (
     SELECT
         label_id, unranged_tid, name_id,
-        count(DISTINCT range_id) AS range_instances,
-        count(*) FILTER (NOT may_repeat) + count(DISTINCT op_id) FILTER (may_repeat) AS kernel_instances,
-        sum(duration_ns) AS total,
-        sum(duration_ns) / count(*) AS avg,
+        sum(ranges)::BIGINT AS range_instances,
+        (coalesce(sum(once), 0) + sum(repeat_ops))::BIGINT AS kernel_instances,
+        sum(duration_ns::HUGEINT * n) AS total,
+        sum(kernels)::BIGINT AS num,
+        counted_median(duration_ns, upto, group_rows) AS med,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
-        exact_variance(duration_ns) AS variance,
-        count(*) FILTER (foreign_launch) AS foreign_kernels,
-        list(DISTINCT launch_tid) FILTER (foreign_launch) AS foreign_tids,
+        counted_variance(duration_ns, kernels, mean) AS variance,
+        coalesce(sum(foreign_kernels), 0)::BIGINT AS foreign_kernels,
+        list_sort(flatten(list(foreign_tids) FILTER (foreign_tids IS NOT NULL))) AS foreign_tids,
         any_value(graph_name) AS graph_name
-    FROM rows
-    GROUP BY label_id, unranged_tid, name_id
-),
--- The median from each group's distinct durations and their counts, not median(): its per-group lists of every
--- duration sit outside DuckDB's memory limit (1.9 GB at 50 M kernels under a 1 GB limit), while these groupings
--- and the window spill. Kernel durations repeat, so there are far fewer of these rows than kernels.
-durations AS (
-    SELECT label_id, unranged_tid, name_id, duration_ns, count(*) AS n
-    FROM rows
-    GROUP BY label_id, unranged_tid, name_id, duration_ns
-),
-ranked AS (  -- rows up to each duration, of rows in its group
-    SELECT *,
-        sum(n) OVER (PARTITION BY label_id, unranged_tid, name_id ORDER BY duration_ns) AS upto,
-        sum(n) OVER (PARTITION BY label_id, unranged_tid, name_id) AS group_rows
-    FROM durations
-),
-middles AS (  -- the two middle durations (the same one when the count is odd)
-    SELECT label_id, unranged_tid, name_id,
-        min(duration_ns) FILTER (upto > (group_rows - 1) // 2) AS lower,
-        min(duration_ns) FILTER (upto > group_rows // 2) AS upper
     FROM ranked
     GROUP BY label_id, unranged_tid, name_id
-),
-medians AS (  -- halfway between them, as median() interpolates (a sum of two could pass 2^63)
-    SELECT label_id, unranged_tid, name_id, lower + (upper - lower) / 2 AS med
-    FROM middles
 )
 SELECT
     l.name AS range,                           -- range name ('domain:text'); NULL for kernels in no range
@@ -93,8 +118,8 @@ SELECT
     s.range_instances,                         -- ranges of this name that hold these kernels
     s.kernel_instances,                        -- kernels
     s.total AS total_time_ns,                  -- summed GPU time (a kernel in two same-named ranges twice)
-    s.avg AS avg_ns,                           -- mean kernel duration
-    m.med AS med_ns,                           -- median kernel duration
+    s.total / s.num AS avg_ns,                 -- mean kernel duration
+    s.med AS med_ns,                           -- median kernel duration
     s.min AS min_ns,                           -- shortest kernel
     s.max AS max_ns,                           -- longest kernel
     coalesce(sqrt(s.variance), 0) AS stddev_ns, -- sample standard deviation (0 for one kernel)
@@ -102,8 +127,5 @@ SELECT
     s.foreign_kernels,                         -- process mode: kernels launched by other threads than the range's
     s.foreign_tids                             -- process mode: those threads
 FROM summary AS s
-JOIN medians AS m
-    ON m.label_id IS NOT DISTINCT FROM s.label_id AND m.unranged_tid IS NOT DISTINCT FROM s.unranged_tid
-   AND m.name_id IS NOT DISTINCT FROM s.name_id
 LEFT JOIN (SELECT DISTINCT label_id, name, style, pid, tid FROM labels) AS l ON l.label_id = s.label_id
 LEFT JOIN strings AS n ON n.id = s.name_id
