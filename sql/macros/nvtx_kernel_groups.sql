@@ -40,8 +40,7 @@ rows AS (
         CASE WHEN a.kind = 'graph' THEN -1 - coalesce(g.graph_id, g.graph_exec_id)  -- below every string id
              WHEN kernel_name_kind = 'short' THEN coalesce(a.short_name_id, a.name_id)
              WHEN kernel_name_kind = 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
-             ELSE a.name_id END AS name_id,
-        g.name AS graph_name
+             ELSE a.name_id END AS name_id
     FROM nvtx_attributed_ops(want_attribution, innermost_only, with_graphs := with_graphs) AS a
     LEFT JOIN labels AS l ON l.range_id = a.range_id
     LEFT JOIN graph_executions AS g ON a.kind = 'graph' AND g.op_id = a.op_id
@@ -57,8 +56,7 @@ grouped AS (
     SELECT
         label_id, unranged_tid, name_id, range_id, duration_ns, repeat_op, foreign_tid,
         GROUPING(range_id, duration_ns, repeat_op, foreign_tid) AS set_id,  -- 7, 11, 13, 14: which grouping
-        count(*) AS n,
-        any_value(graph_name) AS graph_name
+        count(*) AS n
     FROM (
         SELECT *,
             CASE WHEN may_repeat THEN op_id END AS repeat_op,
@@ -78,8 +76,7 @@ collapsed AS (  -- the other groupings' rows down to one per group: what the sum
         count(*) FILTER (repeat_op IS NOT NULL) AS repeat_ops,
         sum(n) FILTER (set_id = 13 AND repeat_op IS NULL) AS once,
         sum(n) FILTER (foreign_tid IS NOT NULL) AS foreign_kernels,
-        list(foreign_tid) FILTER (foreign_tid IS NOT NULL) AS foreign_tids,
-        any_value(graph_name) AS graph_name
+        list(foreign_tid) FILTER (foreign_tid IS NOT NULL) AS foreign_tids
     FROM grouped
     GROUP BY label_id, unranged_tid, name_id, set_id, duration_ns
 ),
@@ -105,8 +102,7 @@ summary AS (
         max(duration_ns) AS max,
         counted_variance(duration_ns, kernels, mean) AS variance,
         coalesce(sum(foreign_kernels), 0)::BIGINT AS foreign_kernels,
-        list_sort(flatten(list(foreign_tids) FILTER (foreign_tids IS NOT NULL))) AS foreign_tids,
-        any_value(graph_name) AS graph_name
+        list_sort(flatten(list(foreign_tids) FILTER (foreign_tids IS NOT NULL))) AS foreign_tids
     FROM ranked
     GROUP BY label_id, unranged_tid, name_id
 )
@@ -123,7 +119,8 @@ SELECT
     s.min AS min_ns,                           -- shortest kernel
     s.max AS max_ns,                           -- longest kernel
     coalesce(sqrt(s.variance), 0) AS stddev_ns, -- sample standard deviation (0 for one kernel)
-    coalesce(n.value, s.graph_name) AS kernel_name, -- kernel name (demangled, short or mangled), '[CUDA graph N]'
+    CASE WHEN s.name_id < 0 THEN '[CUDA graph ' || (-1 - s.name_id) || ']' -- as graph_executions names them
+         ELSE n.value END AS kernel_name,      -- kernel name (demangled, short or mangled), '[CUDA graph N]'
     s.foreign_kernels,                         -- process mode: kernels launched by other threads than the range's
     s.foreign_tids                             -- process mode: those threads
 FROM summary AS s
