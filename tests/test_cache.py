@@ -358,11 +358,11 @@ def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cach
     real = build.build_decoded
     inline_tries = []
 
-    def out_of_memory_inline(view, inputs, target, decoded=None, from_export=None):
+    def out_of_memory_inline(view, inputs, target, decoded=None, from_export=None, threads=None):
         if view == "_nvtx_kernel_stats" and "_range_ops" not in (decoded or {}):
             inline_tries.append(view)
             raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate (test)")
-        return real(view, inputs, target, decoded, from_export)
+        return real(view, inputs, target, decoded, from_export, threads)
 
     monkeypatch.setattr(build, "build_decoded", out_of_memory_inline)
     result = CliRunner().invoke(cli, args)
@@ -370,6 +370,34 @@ def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cach
     assert inline_tries == ["_nvtx_kernel_stats"] and "note:" not in result.stderr
     assert result.stdout == direct.stdout
     assert {"_range_ops.parquet", "_nvtx_kernel_stats.parquet"} <= parts(cached)
+
+
+def test_a_view_out_of_memory_on_every_core_is_built_on_one_thread(cached, monkeypatch):
+    """Each DuckDB thread holds its own hash tables: a view whose groupings exceed the memory limit on two threads
+    (nvtx_kernel_groups at 50 M kernels with --attribution gpu) is built once more on one, and the rows are still
+    the export's."""
+    import duckdb
+
+    from nsys_analytics.data.cache import build
+
+    args = ["nvtx-kernels", str(TRAIN), "--attribution", "gpu", "--format", "csv"]
+    direct = no_cache_run(*args)
+    real = build.build_decoded
+    tries = []
+
+    def out_of_memory_on_every_core(view, *args, threads=None, **kwargs):
+        if view == "_nvtx_kernel_stats_gpu":
+            tries.append(threads)
+            if threads != 1:
+                raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block of size 256.0 KiB")
+        return real(view, *args, threads=threads, **kwargs)
+
+    monkeypatch.setattr(build, "build_decoded", out_of_memory_on_every_core)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert tries == [None, 1] and "note:" not in result.stderr
+    assert result.stdout == direct.stdout
+    assert "_nvtx_kernel_stats_gpu.parquet" in parts(cached)
 
 
 def test_a_first_diagnose_builds_what_its_rules_read_before_its_pass(cached, monkeypatch):
