@@ -372,7 +372,11 @@ def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cach
     assert {"_range_ops.parquet", "_nvtx_kernel_stats.parquet"} <= parts(cached)
 
 
-def test_a_view_out_of_memory_on_every_core_is_built_on_one_thread(cached, monkeypatch):
+@pytest.mark.parametrize(("args", "view", "tries"), [
+    (["kernels"], "_kernel_name_stats", [None, 1]),
+    (["nvtx-kernels", "--attribution", "gpu"], "_nvtx_kernel_stats_gpu", [1]),  # layout.ONE_THREAD: one at once
+])
+def test_a_view_out_of_memory_on_every_core_is_built_on_one_thread(cached, monkeypatch, args, view, tries):
     """Each DuckDB thread holds its own hash tables: a view whose groupings exceed the memory limit on two threads
     (nvtx_kernel_groups at 50 M kernels with --attribution gpu) is built once more on one, and the rows are still
     the export's."""
@@ -380,24 +384,24 @@ def test_a_view_out_of_memory_on_every_core_is_built_on_one_thread(cached, monke
 
     from nsys_analytics.data.cache import build
 
-    args = ["nvtx-kernels", str(TRAIN), "--attribution", "gpu", "--format", "csv"]
+    args = [args[0], str(TRAIN), *args[1:], "--format", "csv"]
     direct = no_cache_run(*args)
     real = build.build_decoded
-    tries = []
+    seen = []
 
-    def out_of_memory_on_every_core(view, *args, threads=None, **kwargs):
-        if view == "_nvtx_kernel_stats_gpu":
-            tries.append(threads)
+    def out_of_memory_on_every_core(name, *rest, threads=None, **kwargs):
+        if name == view:
+            seen.append(threads)
             if threads != 1:
                 raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block of size 256.0 KiB")
-        return real(view, *args, threads=threads, **kwargs)
+        return real(name, *rest, threads=threads, **kwargs)
 
     monkeypatch.setattr(build, "build_decoded", out_of_memory_on_every_core)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    assert tries == [None, 1] and "note:" not in result.stderr
+    assert seen == tries and "note:" not in result.stderr
     assert result.stdout == direct.stdout
-    assert "_nvtx_kernel_stats_gpu.parquet" in parts(cached)
+    assert f"{view}.parquet" in parts(cached)
 
 
 def test_a_first_diagnose_builds_what_its_rules_read_before_its_pass(cached, monkeypatch):

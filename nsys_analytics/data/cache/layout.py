@@ -50,6 +50,10 @@ INLINE_FIRST = {
     "_nvtx_kernel_stats": _NOT_COPIED_FIRST,
     "_nvtx_kernel_stats_process": _NOT_COPIED_FIRST,
 }
+# Stored views built on one DuckDB thread: each thread holds its own hash tables, and these groupings are bound by
+# memory, not by cores (nvtx_kernel_groups with --attribution gpu at 20 M kernels: 11.7 s on one thread, 10.4-12.6 s
+# on two; at 50 M under 1 GB two threads run out of memory, cache/store.py then building it again on one).
+ONE_THREAD = ("_nvtx_kernel_stats_gpu",)
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 

@@ -122,7 +122,8 @@ class ProfileCache:
                 import duckdb
 
                 try:
-                    built = self._build_view(name, inline=name in layout.INLINE_FIRST)
+                    built = self._build_view(name, inline=name in layout.INLINE_FIRST,
+                                             threads=1 if name in layout.ONE_THREAD else None)
                 except duckdb.OutOfMemoryException:
                     built = self._build_view_lean(name)
                 if not built:
