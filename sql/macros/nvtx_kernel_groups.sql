@@ -82,7 +82,7 @@ collapsed AS (  -- the other groupings' rows down to one per group: what the sum
 ),
 ranked AS (  -- on the duration rows: kernels up to each duration, of the group's kernels, and their mean
     SELECT *,
-        CASE WHEN set_id = 11 THEN n END AS kernels,  -- the other groupings' rows have no duration
+        CASE WHEN set_id = 11 THEN n END AS duration_rows,  -- the other groupings' rows have no duration
         sum(n) OVER durations AS upto,
         sum(n) OVER whole AS group_rows,
         sum(duration_ns::HUGEINT * n) OVER whole / sum(n) OVER whole AS mean
@@ -96,11 +96,11 @@ summary AS (
         sum(ranges)::BIGINT AS range_instances,
         (coalesce(sum(once), 0) + sum(repeat_ops))::BIGINT AS kernel_instances,
         sum(duration_ns::HUGEINT * n) AS total,
-        sum(kernels)::BIGINT AS num,
+        sum(duration_rows)::BIGINT AS num,
         counted_median(duration_ns, upto, group_rows) AS med,
         min(duration_ns) AS min,
         max(duration_ns) AS max,
-        counted_variance(duration_ns, kernels, mean) AS variance,
+        counted_variance(duration_ns, duration_rows, mean) AS variance,
         coalesce(sum(foreign_kernels), 0)::BIGINT AS foreign_kernels,
         list_sort(flatten(list(foreign_tids) FILTER (foreign_tids IS NOT NULL))) AS foreign_tids
     FROM ranked
