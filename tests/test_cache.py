@@ -404,6 +404,31 @@ def test_a_view_out_of_memory_on_every_core_is_built_on_one_thread(cached, monke
     assert f"{view}.parquet" in parts(cached)
 
 
+def test_a_one_thread_view_out_of_memory_is_tried_once(cached, monkeypatch):
+    """A view built on one thread from the start (layout.ONE_THREAD) has nothing leaner to try: out of memory, it is
+    read without the cache after one try, with the note."""
+    import duckdb
+
+    from nsys_analytics.data.cache import build
+
+    args = ["nvtx-kernels", str(TRAIN), "--attribution", "gpu", "--format", "csv"]
+    direct = no_cache_run(*args)
+    real = build.build_decoded
+    seen = []
+
+    def out_of_memory(name, *rest, threads=None, **kwargs):
+        if name == "_nvtx_kernel_stats_gpu":
+            seen.append(threads)
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block of size 256.0 KiB")
+        return real(name, *rest, threads=threads, **kwargs)
+
+    monkeypatch.setattr(build, "build_decoded", out_of_memory)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert seen == [1] and "cannot cache" in result.stderr
+    assert result.stdout == direct.stdout
+
+
 def test_a_first_diagnose_builds_what_its_rules_read_before_its_pass(cached, monkeypatch):
     """The stored view diagnose's rules read (_range_ops: launch_bound's and gpu_starved's launching calls) is built
     before its pass holds its own arrays and tables (at 10 M kernels, building _range_ops after it took the process

@@ -29,14 +29,15 @@ rows AS (
         l.label_id,
         CASE WHEN a.range_id IS NULL THEN a.launch_global_tid END AS unranged_tid,
         a.range_id,
-        CASE WHEN a.kind = 'graph' THEN -1 - a.op_id ELSE a.op_id END AS op_id, -- graph ids apart from kernel ids
         a.duration_ns,
-        -- gpu: a kernel overlapping its range's edge may overlap another range of the label too, one that does
-        -- not overlap this one (consecutive steps); a kernel within its range cannot
-        coalesce(l.may_repeat, false) OR want_attribution = 'gpu'
-            AND coalesce(a.start_ns < a.range_start_ns OR a.end_ns > a.range_end_ns, false) AS may_repeat,
-        a.launch_global_tid & 16777215 AS launch_tid,
-        want_attribution = 'process' AND a.launch_global_tid & 16777215 <> l.tid AS foreign_launch,
+        -- the kernel, where it may count twice in its label (graph ids apart from kernel ids). gpu: a kernel
+        -- overlapping its range's edge may overlap another range of the label too, one that does not overlap this
+        -- one (consecutive steps); a kernel within its range cannot
+        CASE WHEN coalesce(l.may_repeat, false) OR want_attribution = 'gpu'
+                AND coalesce(a.start_ns < a.range_start_ns OR a.end_ns > a.range_end_ns, false)
+             THEN CASE WHEN a.kind = 'graph' THEN -1 - a.op_id ELSE a.op_id END END AS repeat_op,
+        CASE WHEN want_attribution = 'process' AND a.launch_global_tid & 16777215 <> l.tid
+             THEN a.launch_global_tid & 16777215 END AS foreign_tid, -- process mode: another thread launched it
         CASE WHEN a.kind = 'graph' THEN -1 - coalesce(g.graph_id, g.graph_exec_id)  -- below every string id
              WHEN kernel_name_kind = 'short' THEN coalesce(a.short_name_id, a.name_id)
              WHEN kernel_name_kind = 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
@@ -57,12 +58,7 @@ grouped AS (
         label_id, unranged_tid, name_id, range_id, duration_ns, repeat_op, foreign_tid,
         GROUPING(range_id, duration_ns, repeat_op, foreign_tid) AS set_id,  -- 7, 11, 13, 14: which grouping
         count(*) AS n
-    FROM (
-        SELECT *,
-            CASE WHEN may_repeat THEN op_id END AS repeat_op,
-            CASE WHEN foreign_launch THEN launch_tid END AS foreign_tid
-        FROM rows
-    )
+    FROM rows
     GROUP BY GROUPING SETS ((label_id, unranged_tid, name_id, range_id),
                             (label_id, unranged_tid, name_id, duration_ns),
                             (label_id, unranged_tid, name_id, repeat_op),

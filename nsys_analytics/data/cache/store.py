@@ -125,6 +125,8 @@ class ProfileCache:
                     built = self._build_view(name, inline=name in layout.INLINE_FIRST,
                                              threads=1 if name in layout.ONE_THREAD else None)
                 except duckdb.OutOfMemoryException:
+                    if name in layout.ONE_THREAD:  # built on one thread already: nothing leaner to try
+                        raise
                     built = self._build_view_lean(name)
                 if not built:
                     return False
