@@ -30,6 +30,20 @@ def test_an_unquoted_query_is_named():
     assert result.exit_code == 2 and "in quotes: 'SELECT count(*) FROM kernels'" in result.output
 
 
+def test_a_query_longer_than_a_file_name_runs():
+    """(A query of more than 255 characters was looked up as a folder, and the OS's refusal came out as an internal
+    error.)"""
+    padding = " ".join(f"{i} AS c{i}," for i in range(60))
+    query = f"SELECT {padding} count(*) AS n FROM kernels"
+    assert len(query) > 255
+    result = run(RANKS[0], "--format", "csv", query)
+    assert result.exit_code == 0, result.output
+    import sqlite3
+
+    n = sqlite3.connect(RANKS[0]).execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+    assert result.output.splitlines()[1].endswith(f",{n}")
+
+
 def test_the_attached_profile_answers_beside_the_first():
     result = run(RANKS[0], "-a", f"r1={RANKS[1]}", "--format", "csv",
                  "SELECT (SELECT count(*) FROM kernels) AS a, (SELECT count(*) FROM r1.kernels) AS b")

@@ -84,14 +84,25 @@ def _profile_files(p) -> list:
 
 def _one_query(profile, words: tuple[str, ...]) -> str | None:
     """The QUERY argument; more profiles, or a query left unquoted, get the one line that says what to do."""
-    from pathlib import Path
-
-    profiles = [w for w in words if Path(w).suffix in (".sqlite", ".nsys-rep", ".qdrep", ".ncu-rep") or Path(w).is_dir()]
+    profiles = [w for w in words if _looks_like_profile(w)]
     if profiles:
         raise _a_profile(profiles[0])
     if len(words) > 1:
         raise UsageError(f"give the query as one argument, in quotes: {' '.join(words)!r}")
     return words[0] if words else None
+
+
+def _looks_like_profile(word: str) -> bool:
+    """A profile file's name or a folder; a query longer than a file name can be (the OS refuses to look it up)
+    is neither."""
+    from pathlib import Path
+
+    if Path(word).suffix in (".sqlite", ".nsys-rep", ".qdrep", ".ncu-rep"):
+        return True
+    try:
+        return Path(word).is_dir()
+    except OSError:
+        return False
 
 
 def _a_profile(path: str) -> UsageError:
