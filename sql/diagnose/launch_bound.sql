@@ -1,25 +1,21 @@
 -- name: launch_bound
 -- kind: query
 -- params: $chunks, $from_ns, $short_ns, $to_ns
--- needs: _diag.chunks, _range_ops, strings
+-- needs: _diag.chunks, _one_kernel_launches, _range_ops
 -- launch_bound: per chunk of each process/device's GPU span, kernel time, the kernels shorter than $short_ns
 -- and the kernels that ran shorter than the CPU call that launched them (graph launches excluded: one call
 -- launches many kernels).
 -- The kernels come with their launching call from _range_ops (matched as nsys matches them: same correlation id,
 -- same process), which the cache stores: no join of every kernel with every CUDA call here. They are the kernels
 -- of _diag.gpu_ops: start > 0, overlapping the window.
--- Needs: _range_ops, strings, _diag.chunks(chunks).
+-- Needs: _range_ops, _one_kernel_launches (the calls that launch one kernel), _diag.chunks(chunks).
 -- Params: $short_ns: a kernel shorter than this is short (ns); $chunks: number of chunks per span;
 -- $from_ns, $to_ns: the time window.
 WITH
-    launch_names AS (  -- the API functions that launch one kernel: cudaLaunch*, cuLaunch*, not graph launches
-        SELECT id FROM strings
-        WHERE (value ILIKE 'cudaLaunch%' OR value ILIKE 'cuLaunch%') AND value NOT ILIKE '%graph%'
-    ),
     grid AS (SELECT DISTINCT pid, device, span_start_ns, chunk_ns FROM _diag.chunks($chunks)),
     k AS (  -- each kernel's chunk number and the duration of its launch call (NULL: not a traced launch)
         SELECT g.pid, g.device, (o.start_ns - g.span_start_ns) // g.chunk_ns AS chunk, o.duration_ns,
-               CASE WHEN o.launch_name_id IN (SELECT id FROM launch_names)
+               CASE WHEN o.launch_name_id IN (SELECT id FROM _one_kernel_launches)
                     THEN o.launch_end_ns - o.launch_start_ns END AS launch_ns
         FROM _range_ops AS o
         JOIN grid AS g ON g.pid = (o.global_pid >> 24) & 16777215 AND g.device = o.device

@@ -33,7 +33,8 @@ SELECT
     l.mangled_name_id AS mangled_name_id,      -- kernels: mangled name id
     s.range_id AS range_id,                    -- the range (NULL: in no range)
     s.start_ns AS range_start_ns,              -- range start (ns)
-    s.end_ns AS range_end_ns                   -- range end (ns)
+    s.end_ns AS range_end_ns,                  -- range end (ns)
+    l.launch_name_id AS launch_name_id         -- strings.id of the launching call's API function
 FROM bucketed AS l
 LEFT JOIN _range_buckets AS s
     ON s.attribution = l.attribution AND s.key = l.key AND s.bucket = l.bucket
