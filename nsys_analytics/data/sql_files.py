@@ -34,6 +34,8 @@ PIPELINE_OBJECTS = {
     "_breakdown_ops": "categories/data.py (breakdown_ops.sql)",
     "_breakdown_base": "breakdown/ranges.py (breakdown_ops.sql)",
     "_breakdown_chosen": "breakdown/ranges.py",
+    "_breakdown_placed": "breakdown/ranges.py (breakdown_range_ops.sql)",
+    "_breakdown_groups": "categories/data.py (breakdown_groups.sql, breakdown_range_groups.sql)",
     **{f"_ncu_{n}_load": "ncu/tables.py" for n in ("info", "kernels", "nvtx", "instances", "metrics")},
     "ncu_kernels": "ncu/tables.py (ncu_kernels.sql)",
     "ncu_metrics": "ncu/tables.py (ncu_metrics.sql)",

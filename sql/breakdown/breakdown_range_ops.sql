@@ -2,16 +2,17 @@
 -- kind: query
 -- params: none
 -- needs: _breakdown_base, _breakdown_chosen, _nvtx_ranges, nvtx_attributed_ops
--- breakdown_range_ops: the operations of _breakdown_base (sql/categories/breakdown_ops.sql), one row per operation and chosen
--- NVTX range it belongs to, by the process rule of nvtx_attributed_ops: the CUDA API call that launched it ran
--- inside the range's window, on any thread of the same process (backward kernels launched by autograd's own
--- thread land in `backward`). An operation counts once per range name, however many instances of the name hold
--- it. Needs: _breakdown_base, _breakdown_chosen (the chosen names, each with a bit of its own: an integer or a
--- bit string, loaded by breakdown/ranges.py), nvtx_attributed_ops, _nvtx_ranges.  Columns: those of
--- _breakdown_base, with `part` = the range.
+-- breakdown_range_ops: the operations of _breakdown_base (sql/categories/breakdown_ops.sql) that belong to a chosen
+-- NVTX range, by the process rule of nvtx_attributed_ops: the CUDA API call that launched it ran inside the range's
+-- window, on any thread of the same process (backward kernels launched by autograd's own thread land in
+-- `backward`). One row per operation, with the chosen names that hold it as bits; breakdown/ranges.py creates it as
+-- the temp view _breakdown_placed, which breakdown_range_groups.sql and breakdown_range_parts.sql read.
+-- Needs: _breakdown_base, _breakdown_chosen (the chosen names, each with a bit of its own: an integer or a bit
+-- string, loaded by breakdown/ranges.py), nvtx_attributed_ops, _nvtx_ranges.  Columns: those of _breakdown_base
+-- but `part`, and `bits`.
 -- Each launching call's chosen names are gathered into one set of bits (the same name twice sets its bit once),
--- so the calls are grouped by call alone, and joined to the operations one to one, before a row per name is made:
--- at 10 M kernels, grouping the 19 M (call, name) pairs themselves took most of the query.
+-- so the calls are grouped by call alone, and joined to the operations one to one: at 10 M kernels, grouping the
+-- 19 M (call, name) pairs themselves took most of the query.
 WITH chosen AS (  -- the instances of the chosen ranges
     SELECT r.range_id, n.bit
     FROM _nvtx_ranges AS r
@@ -25,7 +26,6 @@ calls AS (  -- the launching calls inside a chosen range: the chosen names that 
 )
 SELECT
     o.* EXCLUDE (part),                        -- the operation, as in _breakdown_base
-    n.part                                     -- the NVTX range
+    c.bits                                     -- the chosen names that hold it (_breakdown_chosen.bit)
 FROM _breakdown_base AS o
 JOIN calls AS c USING (pid, correlation_id)
-JOIN _breakdown_chosen AS n ON bit_count(c.bits & n.bit) > 0

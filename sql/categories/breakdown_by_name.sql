@@ -1,18 +1,12 @@
 -- name: breakdown_by_name
 -- kind: query
 -- params: none
--- needs: _breakdown_ops, strings
+-- needs: _breakdown_groups, strings
 -- breakdown_by_name: GPU time per kernel name (and per memcpy/memset kind) and device, with the name to classify.
--- Needs: _breakdown_ops (breakdown_ops.sql), strings.
+-- Needs: _breakdown_groups (breakdown_groups.sql over _breakdown_ops, or with --by range
+-- sql/breakdown/breakdown_range_groups.sql), strings.
 -- No parameters (the filters are in _breakdown_ops). The caller classifies each distinct demangled name once
 -- (categories/data.py); memcpy/memset come with rule 'memcpy'/'memset' and go to category memory.
-WITH grouped AS (
-    SELECT part, name_id, label_id, label, rule, device,
-        count(*) AS instances, sum(end_ns - start_ns) AS total_ns,
-        min(start_ns) AS first_start_ns, max(end_ns) AS last_end_ns
-    FROM _breakdown_ops
-    GROUP BY ALL
-)
 SELECT
     g.part AS part,                            -- NVTX range with --by range; '' otherwise
     coalesce(g.rule, '') AS rule,             -- 'memcpy' or 'memset'; '' for kernels (classified by name)
@@ -24,7 +18,7 @@ SELECT
     coalesce(d.value, CASE WHEN g.rule IS NULL THEN g.label END, '') AS demangled, -- what the rules match: the
                                                -- demangled kernel name, '[CUDA graph N]'; '' for memcpy/memset
     coalesce(g.label, s.value, '') AS name     -- kernel name as chosen, or the memcpy/memset label
-FROM grouped AS g
+FROM _breakdown_groups AS g
 LEFT JOIN strings AS d ON d.id = g.name_id
 LEFT JOIN strings AS s ON s.id = g.label_id
 ORDER BY part, total_time_ns DESC, name, device

@@ -72,6 +72,6 @@ def range_name_times(profile: Profile, rules: RuleSet, filters: KernelFilter, me
     names = ", ".join(f"({sql_files.sql_literal(n)}::VARCHAR, {place}::INTEGER)" for place, n in enumerate(chosen))
     profile.sql(f"CREATE OR REPLACE TEMP TABLE _breakdown_chosen AS SELECT part, {bit} AS bit "
                 f"FROM (VALUES {names}) AS chosen(part, place)")
-    placed = sql_files.read("breakdown", "breakdown_range_ops").text
-    profile.sql(f"CREATE OR REPLACE TEMP VIEW _breakdown_ops AS {placed}")
-    return query_name_times(profile, rules, busy)
+    for view, name in (("_breakdown_placed", "breakdown_range_ops"), ("_breakdown_ops", "breakdown_range_parts")):
+        profile.sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {sql_files.read('breakdown', name).text}")
+    return query_name_times(profile, rules, busy, groups=("breakdown", "breakdown_range_groups"))
