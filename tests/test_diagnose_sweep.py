@@ -44,7 +44,8 @@ def test_sweep_matches_brute_force(tmp_path, monkeypatch, seed):
     monkeypatch.setattr(sweep, "_STORE_ROWS", 1_000)  # the tables written in batches, each appended
     with nsys_analytics.open(path) as p:
         data.prepare(p, data.Window(), True, min_gap_ns=1, chunks=7)
-        gaps = set(p.sql("SELECT start_ns, end_ns, correlation_id FROM _diag.gaps").rows)
+        gaps = set(p.sql("SELECT g.start_ns, g.end_ns, o.correlation_id FROM _diag.gaps AS g "
+                          "JOIN _diag.gpu_ops AS o ON o.op_key = g.op_key").rows)  # the gap's operation
         busy = {(k, t): b for k, t, b in p.sql("SELECT kernels, t, busy_ns FROM _diag.busy_at").rows}
         asked = p.sql("SELECT kernels, t FROM (SELECT true AS kernels, start_ns AS t FROM _diag.copies UNION "
                       "SELECT true, end_ns FROM _diag.copies UNION SELECT false, chunk_start_ns FROM "
@@ -86,7 +87,8 @@ def test_sweep_keeps_processes_and_devices_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(sweep, "SLICE_ROWS", 2_500)
     with nsys_analytics.open(path) as p:
         data.prepare(p, data.Window(), True, min_gap_ns=1, chunks=7)
-        gaps = set(p.sql("SELECT pid, device, start_ns, end_ns, correlation_id FROM _diag.gaps").rows)
+        gaps = set(p.sql("SELECT g.pid, g.device, g.start_ns, g.end_ns, o.correlation_id FROM _diag.gaps AS g "
+                          "JOIN _diag.gpu_ops AS o ON o.op_key = g.op_key").rows)
 
     expected, latest = set(), {}
     for s, e, _, c in sorted(kernels):

@@ -25,9 +25,10 @@ SELECT
     stream,           -- CUDA stream id (NULL for profiling overhead)
     correlation_id,   -- links to cuda_api.correlation_id (NULL for profiling overhead)
     op,               -- 'kernel', 'memcpy', 'memset', 'graph' or 'overhead'
-    work              -- 1 kernel or graph, 0 copy or memset, 2 profiling overhead
+    work,             -- 1 kernel or graph, 0 copy or memset, 2 profiling overhead
+    op_key            -- the operation: _range_ops.op_id * 4 + its kind (see _window_ops; NULL for overhead)
 FROM _diag.window_ops
 UNION ALL
-SELECT o.start_ns, o.end_ns, o.pid, s.device, s.context, NULL, NULL, 'overhead', CAST(2 AS TINYINT)
+SELECT o.start_ns, o.end_ns, o.pid, s.device, s.context, NULL, NULL, 'overhead', CAST(2 AS TINYINT), NULL
 FROM overhead AS o
 JOIN _diag.spans AS s ON s.pid = o.pid AND o.start_ns > s.start_ns AND o.end_ns < s.end_ns

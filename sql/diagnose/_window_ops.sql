@@ -12,16 +12,19 @@ WITH
     ops AS (
         SELECT start AS start_ns, "end" AS end_ns, (globalPid >> 24) & 16777215 AS pid, deviceId AS device,
                contextId AS context, streamId AS stream, correlationId AS correlation_id, 'kernel' AS op,
-               CAST(1 AS TINYINT) AS work
+               CAST(1 AS TINYINT) AS work, rowid * 4 AS op_key
         FROM compat.CUPTI_ACTIVITY_KIND_KERNEL  -- = _kernel_rows without the names, which would cost three joins
         UNION ALL
-        SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'memcpy' AS op, 0 AS work
+        SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'memcpy' AS op, 0 AS work,
+               op_id * 4 + 1
         FROM memcpy
         UNION ALL
-        SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'memset' AS op, 0 AS work
+        SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'memset' AS op, 0 AS work,
+               op_id * 4 + 2
         FROM memset
         UNION ALL  -- graphs traced whole: their kernels are not in _kernel_rows
-        SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'graph' AS op, 1 AS work
+        SELECT start_ns, end_ns, pid, device, context, stream, correlation_id, 'graph' AS op, 1 AS work,
+               op_id * 4 + 3
         FROM graph_executions
         WHERE $graphs
     )
@@ -34,8 +37,10 @@ SELECT
     stream,           -- CUDA stream id
     correlation_id,   -- links to cuda_api.correlation_id
     op,               -- 'kernel', 'memcpy', 'memset' or 'graph'
-    work              -- the same as a number, constant per branch (the pass reads no text): 1 kernel or graph,
+    work,             -- the same as a number, constant per branch (the pass reads no text): 1 kernel or graph,
                       -- 0 copy or memset
+    op_key            -- the operation in one number: its row id (_range_ops.op_id) * 4 + 0 kernel, 1 memcpy,
+                      -- 2 memset, 3 graph
 FROM ops
 WHERE start_ns > 0
   AND ((start_ns >= $from_ns AND start_ns < $to_ns) OR (end_ns >= $from_ns AND end_ns < $to_ns)

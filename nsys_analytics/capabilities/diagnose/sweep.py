@@ -31,7 +31,7 @@ BATCH_ROWS = 262_144  # operations handled at once by numpy
 SLICE_ROWS = 2_000_000  # operations read and sorted at once (about 100 MB)
 NONE = -(2**63)  # "no operation yet" in a running maximum
 KERNEL_WORK, OVERHEAD = 1, 2  # the `work` codes of sql/diagnose/_sweep_ops.sql (0: a copy or memset)
-GAP_COLUMNS = ("pid", "device", "start_ns", "end_ns", "context", "correlation_id", "work")
+GAP_COLUMNS = ("pid", "device", "start_ns", "end_ns", "context", "op_key", "work")
 BUSY_COLUMNS = ("kernels", "pid", "device", "t", "busy_ns")
 NEXT_COLUMNS = ("pid", "device", "t", "next_start_ns", "latest_end_ns")
 NO_NEXT = -1  # next_start_ns when no operation starts at or after the time
@@ -216,13 +216,13 @@ def _read(profile: Profile, np, lo: int, hi: int, only_key: tuple[int, int] | No
     on one GPU)."""
     text = sql_files.inline_params(sql_files.read("diagnose", "_sweep_ops").text, {"lo": lo, "hi": hi})
     if only_key is not None:
-        text = f"SELECT start_ns, end_ns, context, correlation_id, work FROM ({text})"
+        text = f"SELECT start_ns, end_ns, context, op_key, work FROM ({text})"
     return {c: np.asarray(v) for c, v in profile.con.execute(text).fetchnumpy().items()}
 
 
 def _segments(np, cols: dict, only_key: tuple[int, int] | None):
     """The operations of a slice (`_read`) in start order per process/device, as batches of at most BATCH_ROWS of
-    one process/device: {pid, device (one value each), start_ns, end_ns, work (arrays), context, correlation_id
+    one process/device: {pid, device (one value each), start_ns, end_ns, work (arrays), context, op_key
     (lazy: `_Lazy`, read at the few rows a gap needs)}.
 
     numpy sorts the slice: a stable argsort of the starts, which the exports and the cache mostly keep in order
@@ -247,7 +247,7 @@ def _segments(np, cols: dict, only_key: tuple[int, int] | None):
         pid, device = only_key or (cols["pid"][rows[0]], cols["device"][rows[0]])
         yield {"pid": pid, "device": device, "start_ns": start[a:b],
                "end_ns": end[a:b], "work": work[a:b], "context": _Lazy(cols["context"], rows),
-               "correlation_id": _Lazy(cols["correlation_id"], rows)}
+               "op_key": _Lazy(cols["op_key"], rows)}
 
 
 def _batches(a: int, z: int) -> list[tuple[int, int]]:
@@ -255,7 +255,7 @@ def _batches(a: int, z: int) -> list[tuple[int, int]]:
 
 
 class _Lazy:
-    """A column of a sorted batch read only where indexed: values[rows[i]] (gaps need the context and correlation
+    """A column of a sorted batch read only where indexed: values[rows[i]] (gaps need the context and operation
     id of a few rows, not a sorted copy of the whole column)."""
 
     def __init__(self, values, rows):
@@ -328,7 +328,7 @@ def _gaps(np, seg: dict, key: tuple[int, int], max_end: int, max_context: int, m
         prev = np.maximum(hit - 1, 0)
         from_batch = (hit > 0) & (running[prev] > max_end)
         ctx = np.where(from_batch, context[reached[prev]], max_context)
-        out.add((*key, before[hit], start[hit], ctx, seg["correlation_id"][hit], seg["work"][hit]))
+        out.add((*key, before[hit], start[hit], ctx, seg["op_key"][hit], seg["work"][hit]))
     last = int(running[-1])
     if last > max_end:
         max_end, max_context = last, int(context[np.flatnonzero(end == last)[-1]])
