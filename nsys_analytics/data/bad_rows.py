@@ -109,8 +109,10 @@ def event_note(table: str, counts: dict[str, int]) -> str | None:
 def missing_strings(con, compat_table: str, table: str, strings: str) -> list[int]:
     """The string ids the rows of `compat_table` (the export's `table`, compat columns) name that `strings` (the
     export's StringIds, compat columns) lacks or holds as NULL, ascending."""
-    named = " UNION ALL ".join(f'SELECT "{c}" AS id FROM {compat_table}' for c in NAME_IDS[table])
-    query = (f"SELECT DISTINCT id FROM ({named}) WHERE id IS NOT NULL "
+    # each column's distinct ids first: a few per column, where checking every row's took 4x as long (20 M kernels:
+    # 0.35 s, 0.08 s)
+    named = " UNION ".join(f'SELECT DISTINCT "{c}" AS id FROM {compat_table}' for c in NAME_IDS[table])
+    query = (f"SELECT id FROM ({named}) WHERE id IS NOT NULL "
              f"AND id NOT IN (SELECT id FROM ({strings}) WHERE value IS NOT NULL AND id IS NOT NULL) ORDER BY id")
     return [int(i) for (i,) in con.execute(query).fetchall()]
 
