@@ -297,6 +297,11 @@ def _queries(profile: Profile, np, chunks: int) -> dict[bool, dict]:
     kernels, pid, device, t = (np.asarray(data[c]) for c in ("kernels", "pid", "device", "t"))
     if not len(t):
         return out
+    order = np.lexsort((t, device, pid, kernels))  # sorted by kind, pid, device and time; repeats dropped
+    kernels, pid, device, t = kernels[order], pid[order], device[order], t[order]
+    group = (kernels[1:] != kernels[:-1]) | (pid[1:] != pid[:-1]) | (device[1:] != device[:-1])
+    keep = np.r_[True, group | (t[1:] != t[:-1])]
+    kernels, pid, device, t = kernels[keep], pid[keep], device[keep], t[keep]
     cut = np.flatnonzero((kernels[1:] != kernels[:-1]) | (pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
     for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(t)]):
         out[bool(kernels[lo])][(int(pid[lo]), int(device[lo]))] = t[lo:hi].astype(np.int64)
