@@ -189,3 +189,33 @@ def test_profile(fmt, fake, tmp_path):  # noqa: F811
     assert text.strip()
     if fmt == "json":
         json.loads(text[text.index("{"):])
+
+
+@pytest.mark.parametrize("suffix,fmt", [(".csv", "csv"), (".json", "json"), (".md", "markdown"), (".txt", "table"),
+                                        (".CSV", "csv")])
+def test_the_output_suffix_picks_the_format(suffix, fmt, tmp_path):
+    """Without --format, `-o FILE` writes what its suffix names (a table into `out.csv` before), whichever option
+    comes first; a given --format wins over the suffix."""
+    def run(*args):
+        result = CliRunner().invoke(cli, ["kernels", str(TRAIN), "--limit", "3", *args])
+        assert result.exit_code == 0, result.output
+
+    run("-o", str(tmp_path / f"by_suffix{suffix}"))
+    run("--format", fmt, "-o", str(tmp_path / f"explicit{suffix}"))
+    expected = (tmp_path / f"explicit{suffix}").read_text()
+    assert (tmp_path / f"by_suffix{suffix}").read_text() == expected
+    run("-o", str(tmp_path / f"first{suffix}"), "--limit", "3")
+    assert (tmp_path / f"first{suffix}").read_text() == expected
+    run("--format", "table", "-o", str(tmp_path / f"table{suffix}"))
+    assert (tmp_path / f"table{suffix}").read_text().startswith("Time (%)  ")
+    if fmt == "csv":
+        assert next(csv.reader(io.StringIO(expected)))[0] == "Time (%)"
+    if fmt == "json":
+        assert len(json.loads(expected)) == 3
+
+
+def test_a_parquet_suffix_writes_parquet(tmp_path):
+    target = tmp_path / "kernels.parquet"
+    result = CliRunner().invoke(cli, ["kernels", str(TRAIN), "--limit", "3", "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{target}')").fetchone()[0] == 3

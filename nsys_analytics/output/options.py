@@ -17,9 +17,22 @@ def output_options(f):
     f = wide_option(f)
     f = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                      help="Write to FILE instead of standard output.")(f)
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                        help="Output format (parquet: a file, give -o FILE.parquet; a command of several tables writes "
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, callback=_format_of_output,
+                        help="Output format; default: the one -o FILE's suffix names (.csv, .json, .md, .parquet), "
+                             "else table (parquet: a file, give -o FILE.parquet; a command of several tables writes "
                              "FILE.<table>.parquet for each, or FILE alone with --table).")(f)
+
+
+SUFFIX_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown", ".parquet": "parquet"}
+
+
+def _format_of_output(ctx: click.Context, _param, value: str | None) -> str:
+    """--format as given, else the format -o's file suffix names (`-o out.csv` writes CSV), else table. Click
+    reads the options given on the command line before the defaulted ones, so a given -o is known here."""
+    if value is not None:
+        return value
+    output = ctx.params.get("output")
+    return SUFFIX_FORMATS.get(output.suffix.lower(), "table") if output is not None else "table"
 
 
 def table_option(default: str, names: str):
