@@ -16,9 +16,10 @@ WITH
         FROM _diag.gaps
         WHERE work <> 2 AND end_ns - start_ns >= $min_gap_ns
     ),
-    classified AS (  -- each gap's operation found in _range_ops (stored by the cache) by its row id and kind, one
-                     -- to one, with its launching call's start (same correlation id, same process). One integer
-                     -- key: at 20 M kernels, joining on the row id and the kind's text took 2.1 s of CPU, this 1.2 s
+    classified AS (  -- each gap's operation found in _range_ops (stored by the cache) by its row id and kind (the
+                     -- codes of op_key, _window_ops.sql), one to one, with its launching call's start (same
+                     -- correlation id, same process). One integer key: at 20 M kernels, joining on the row id and
+                     -- the kind's text took 2.1 s of CPU, this 1.2 s
         SELECT g.pid, g.device, g.idle_from_ns, g.start_ns, g.start_ns - g.idle_from_ns AS gap_ns,
                o.launch_start_ns > g.idle_from_ns AS late  -- NULL: the call is not traced
         FROM gaps AS g

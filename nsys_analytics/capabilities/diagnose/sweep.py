@@ -299,13 +299,20 @@ def _queries(profile: Profile, np, chunks: int) -> dict[bool, dict]:
         return out
     order = np.lexsort((t, device, pid, kernels))  # sorted by kind, pid, device and time; repeats dropped
     kernels, pid, device, t = kernels[order], pid[order], device[order], t[order]
-    group = (kernels[1:] != kernels[:-1]) | (pid[1:] != pid[:-1]) | (device[1:] != device[:-1])
-    keep = np.r_[True, group | (t[1:] != t[:-1])]
+    keep = np.r_[True, _changes(kernels, pid, device) | (t[1:] != t[:-1])]
     kernels, pid, device, t = kernels[keep], pid[keep], device[keep], t[keep]
-    cut = np.flatnonzero((kernels[1:] != kernels[:-1]) | (pid[1:] != pid[:-1]) | (device[1:] != device[:-1])) + 1
+    cut = np.flatnonzero(_changes(kernels, pid, device)) + 1
     for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(t)]):
         out[bool(kernels[lo])][(int(pid[lo]), int(device[lo]))] = t[lo:hi].astype(np.int64)
     return out
+
+
+def _changes(*keys):
+    """Where sorted key columns change: True at i when row i + 1 differs from row i in any of them."""
+    change = keys[0][1:] != keys[0][:-1]
+    for key in keys[1:]:
+        change |= key[1:] != key[:-1]
+    return change
 
 
 def _next_queries(profile: Profile, np) -> dict:
