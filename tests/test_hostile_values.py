@@ -284,6 +284,36 @@ def test_missing_names_show_as_stand_ins(hostile, tmp_path, case):
     assert noted and f": {missing:,} {names} of CUPTI_ACTIVITY_KIND_KERNEL missing from StringIds" in noted[0], noted
 
 
+@pytest.mark.parametrize("cached", [False, True], ids=["direct", "through-cache"])
+def test_names_missing_are_those_of_the_sound_rows(tmp_path, monkeypatch, cached):
+    # Read directly, the scan that counts a table's bad rows also gathers the names its sound rows use, and no second
+    # scan looks for them; through the cache, the stored copy is searched. Either way a missing name counts only
+    # where a row that compat keeps names it: here one sound kernel and one sound API call each name a missing id,
+    # and one bad row of each table names another.
+    from nsys_analytics.data import bad_rows
+
+    path = clean_copy(SOURCE, tmp_path / "named",
+                      f"UPDATE {K} SET demangledName = 990001 WHERE rowid = 10",
+                      f'UPDATE {K} SET shortName = 990002, "end" = start - 1000 WHERE rowid = 20',
+                      f"UPDATE {R} SET nameId = 990003 WHERE rowid = 5",
+                      f'UPDATE {R} SET nameId = 990004, "end" = start - 1 WHERE rowid = 6')
+    for table, names in ((K, ("demangledName", "shortName", "mangledName")), (R, ("nameId",))):
+        named = " UNION ".join(f'SELECT {c} AS i FROM {table} WHERE "end" >= start' for c in names)
+        assert count(path, f"SELECT count(*) FROM ({named}) WHERE i NOT IN (SELECT id FROM StringIds)") == 1
+    if cached:
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(tmp_path / "cache"))
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+    else:
+        def scanned_again(*args):
+            raise AssertionError(f"a second scan for the names of {args[2]}")
+
+        monkeypatch.setattr(bad_rows, "missing_strings", scanned_again)
+    result = run("info", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    for table in (K, R):
+        assert f": 1 name of {table} missing from StringIds" in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize("case", ["missing-strings", "dangling-ids", "no-stringids"])
 def test_missing_names_html_diff_and_runs_add(hostile, tmp_path, case):
     path = hostile(case)

@@ -52,6 +52,7 @@ class Profile:
         self._raw_attached = False
         self._strings = ""  # compat.StringIds as the export has it (before the stand-ins of missing names)
         self._missing_strings: set[int] = set()  # string ids the export names but lacks (_complete_strings)
+        self._named_ids: dict[str, list[int]] = {}  # table -> string ids its rows name, where its check found them
         self._made_only = False  # a connection beside another (beside()): reads only what that one made
         self._bad_rows: BadRows | None = None  # kernel rows the views leave out, known once the kernel table is read
         # False: the cache builds nothing for this profile; what it has is read, the rest from the export directly
@@ -106,6 +107,7 @@ class Profile:
         it. The kernel table is read without its bad rows (bad_rows.py)."""
         if table in self._compat:
             return
+        checked = table in bad_rows.EVENT_NAMES and table in self.raw_columns and self.on_note is not None
         cached = self._cache.select(table)
         if cached is not None:
             select = cached  # stored typed, and the kernel table without its bad rows
@@ -115,7 +117,11 @@ class Profile:
                 self._set_bad_rows(self._cache.bad_rows())
         else:
             self._attach_raw()
-            select = self._compat_select(self._raw, table, RAW_TABLES[table])
+            # checked before the view is made: a table without a bad row is read without the filter
+            bad = self._note_events(table) if checked else None
+            checked = False
+            select = self._compat_select(self._raw, table, RAW_TABLES[table],
+                                         all_sound=bad is not None and not any(bad.values()))
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
         if table == "StringIds":
@@ -123,10 +129,10 @@ class Profile:
             select = bad_rows.complete_strings(select, sorted(self._missing_strings))
         self.con.execute(f'CREATE OR REPLACE VIEW "{catalog}".compat."{table}" AS {select}')
         self._compat.add(table)
+        if checked:  # after the cache's copy is made: where its rows fill their span, nothing is scanned
+            self._note_events(table)
         if table in NAME_IDS and table in self.raw_columns:
             self._complete_strings(table, catalog)
-        if table in bad_rows.EVENT_NAMES and table in self.raw_columns and self.on_note is not None:
-            self._note_events(table)
 
     def _complete_strings(self, table: str, catalog: str) -> None:
         """Give compat.StringIds a stand-in for each string id that `table` names but the export lacks (found once
@@ -134,6 +140,9 @@ class Profile:
         self._ensure_compat("StringIds", catalog)
 
         def missing() -> dict:
+            named = self._named_ids.pop(table, None)
+            if named is not None:  # the rows' names, found by the scan that checked the rows
+                return {"ids": bad_rows.missing_among(self.con, named, self._strings)}
             with progress.showing(f"checking the names of {table} in {self.path.name} (once)"):
                 return {"ids": bad_rows.missing_strings(self.con, f'"{catalog}".compat."{table}"', table,
                                                         self._strings)}
@@ -149,9 +158,10 @@ class Profile:
             self._compat.discard("StringIds")
             self._ensure_compat("StringIds", catalog)
 
-    def _note_events(self, table: str) -> None:
+    def _note_events(self, table: str) -> dict[str, int]:
         """Note the rows of an event table that compat leaves out (raw_schema.CHECKED_EVENTS), counted once per
-        version of the file."""
+        version of the file; return their counts, {reason: rows}. Where it scans the export, the names the sound
+        rows use are gathered in the same scan (_complete_strings, after it, checks them)."""
         def counts() -> dict:
             # The cached copy holds the sound rows only; where they fill the table's whole span of rowids (rowids
             # are distinct), no row was left out, which spares a scan of the export (2 s on 25 M API calls).
@@ -160,11 +170,17 @@ class Profile:
                 return dict.fromkeys(bad_event_conditions(table, self.raw_columns[table]), 0)
             self._attach_raw()
             with progress.showing(f"checking the {table} rows of {self.path.name} (once)"):
-                return bad_rows.count_events(self.con, f'"{self._raw}"."{table}"', table, self.raw_columns[table])
+                found = bad_rows.count_events(self.con, f'"{self._raw}"."{table}"', table, self.raw_columns[table],
+                                              not self._where(table))  # a rank's rows: its names checked apart
+            if bad_rows.NAMED_IDS in found:
+                self._named_ids[table] = found.pop(bad_rows.NAMED_IDS)
+            return found
 
-        note = bad_rows.event_note(table, source.cached_json(self.sqlite_path, f"event-checks-{table}", counts))
+        found = source.cached_json(self.sqlite_path, f"event-checks-{table}", counts)
+        note = bad_rows.event_note(table, found)
         if note:
             self.on_note(note)
+        return found
 
     def _whole_kernels(self) -> bool:
         """Put the whole cached kernel table (copied now) behind compat where its core copy was; False if the
@@ -181,9 +197,9 @@ class Profile:
             return self._whole_kernels()
         return self._cache.heal(error)
 
-    def _compat_select(self, raw: str, table: str, columns: dict[str, str]) -> str:
+    def _compat_select(self, raw: str, table: str, columns: dict[str, str], all_sound: bool = False) -> str:
         """The compat layer's SELECT of a raw table of the export (with _where's condition)."""
-        select = compat_select(self.raw_columns, raw, table, columns)
+        select = compat_select(self.raw_columns, raw, table, columns, all_sound)
         if self._where(table) and table in self.raw_columns:
             select += f" WHERE {self._where(table)}"
         return select
@@ -200,7 +216,11 @@ class Profile:
         if KERNEL_TABLE in self.raw_columns:
             def counts() -> dict:
                 with progress.showing(f"checking the kernel rows of {self.path.name} (once)"):
-                    return vars(bad_rows.count(self.con, f'"{catalog}".compat._all_kernels'))
+                    if self._where(KERNEL_TABLE):  # a rank's rows: its names checked apart
+                        return vars(bad_rows.count(self.con, f'"{catalog}".compat._all_kernels'))
+                    bad, self._named_ids[KERNEL_TABLE] = bad_rows.count_named(
+                        self.con, f'"{catalog}".compat._all_kernels')
+                    return vars(bad)
 
             bad = BadRows(**source.cached_json(self.sqlite_path, "kernel-checks-2", counts))
         self._set_bad_rows(bad)

@@ -132,8 +132,11 @@ def sound_rows(table: str, present: set[str]) -> str | None:
     return "NOT coalesce(" + " OR ".join(f"({c})" for c in conditions.values()) + ", false)"
 
 
-def compat_select(raw_columns: dict[str, set[str]], raw: str, table: str, columns: dict[str, str]) -> str:
-    """The compat layer's SELECT of one raw table: every listed column, typed; NULL where the export lacks it."""
+def compat_select(raw_columns: dict[str, set[str]], raw: str, table: str, columns: dict[str, str],
+                  all_sound: bool = False) -> str:
+    """The compat layer's SELECT of one raw table: every listed column, typed; NULL where the export lacks it.
+    `all_sound`: its rows were counted and none is bad (bad_rows.count_events), so none is filtered out: a query
+    then reads only the columns it names (a count of 25 M API calls per process: 1.0 s, not 2.0 s)."""
     present = raw_columns.get(table)
     cols = []
     for name, sql_type in columns.items():
@@ -144,7 +147,7 @@ def compat_select(raw_columns: dict[str, set[str]], raw: str, table: str, column
     body = ", ".join(cols)
     if present is None:
         return f"SELECT {body} WHERE false"
-    sound = sound_rows(table, present)
+    sound = None if all_sound else sound_rows(table, present)
     if sound is not None:  # the sound rows only, under the table's own name (a caller may add a WHERE)
         rowid = ", rowid" if "rowid" in columns and "rowid" not in present else ""  # SQLite's is hidden from *
         return f'SELECT {body} FROM (SELECT *{rowid} FROM "{raw}"."{table}" WHERE {sound}) AS "{table}"'

@@ -1,6 +1,6 @@
 -- name: bad_kernel_rows
 -- kind: check
--- params: none
+-- params: $with_names
 -- needs: compat._all_kernels
 -- bad_kernel_rows: kernel rows that no duration can come from, counted once per version of a profile; the
 -- normalized views leave them out (Profile builds compat.CUPTI_ACTIVITY_KIND_KERNEL without them). Each row is
@@ -9,6 +9,8 @@
 -- Needs: compat._all_kernels (every row of the raw kernel table, compat columns).
 -- Two rows that repeat each other have the same hash of start, end, device and stream, so `repeat_candidates` = 0
 -- proves there is no repeat; otherwise kernel_repeats.sql counts the exact ones.
+-- $with_names: also the string ids the sound rows name, in the same scan (a profile read directly checks its names
+-- against StringIds: a second scan of the export cost 1.5 s at 10 M kernels); false: none (NULL).
 WITH rows AS (
     SELECT
         start IS NULL OR "end" IS NULL AS no_end,
@@ -16,9 +18,14 @@ WITH rows AS (
         "end" < start AS negative,
         start <= -4611686018427387904 OR start >= 4611686018427387904
             OR "end" <= -4611686018427387904 OR "end" >= 4611686018427387904 AS out_of_range,
-        start, "end", deviceId, streamId
+        start, "end", deviceId, streamId,
+        -- without $with_names the name columns fold to NULL and are not read
+        CASE WHEN $with_names THEN demangledName END AS demangled_id,
+        CASE WHEN $with_names THEN shortName END AS short_id,
+        CASE WHEN $with_names THEN mangledName END AS mangled_id
     FROM compat._all_kernels
-)
+),
+sound AS (SELECT *, NOT (no_end OR incomplete OR negative OR out_of_range) AS named FROM rows)
 SELECT
     count(*) FILTER (no_end) AS no_end,                           -- rows without a start or an end
     count(*) FILTER (NOT no_end AND incomplete) AS incomplete,    -- rows without a device, a stream or a name
@@ -28,5 +35,7 @@ SELECT
     count(*) FILTER (NOT (no_end OR incomplete OR negative OR out_of_range))
         - count(DISTINCT hash(start, "end", deviceId, streamId))
             FILTER (NOT (no_end OR incomplete OR negative OR out_of_range))
-        AS repeat_candidates                                      -- 0: no row repeats another
-FROM rows
+        AS repeat_candidates,                                     -- 0: no row repeats another
+    list_distinct(flatten([list(DISTINCT demangled_id) FILTER (named), list(DISTINCT short_id) FILTER (named),
+                           list(DISTINCT mangled_id) FILTER (named)])) AS named_ids -- string ids the sound rows name
+FROM sound
