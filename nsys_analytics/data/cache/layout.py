@@ -22,9 +22,9 @@ KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 # The kernel table's launch-configuration columns: read only by `kernels --by-launch-config`, the kernels view and
 # the timeline, and two thirds of what copying the table decodes. A first copy leaves them out (the part
 # CUPTI_ACTIVITY_KIND_KERNEL.core); a query that reads one of them gets the whole table copied
-# (CUPTI_ACTIVITY_KIND_KERNEL), which every later query then reads.
-LAUNCH_COLUMNS = ("contextId", "launchType", "registersPerThread", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                  "blockZ", "staticSharedMemory", "dynamicSharedMemory", "localMemoryTotal", "graphNodeId", "graphId")
+# (CUPTI_ACTIVITY_KIND_KERNEL), which every later query then reads. The context id is not one: diagnose reads it.
+LAUNCH_COLUMNS = ("launchType", "registersPerThread", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                  "staticSharedMemory", "dynamicSharedMemory", "localMemoryTotal", "graphNodeId", "graphId")
 CORE = f"{KERNEL_TABLE}.core"
 NOT_CACHED = "is not in the core kernel copy of the cache"  # the error a read of a left-out column raises
 _LAUNCH = re.compile(r"\b(" + "|".join(LAUNCH_COLUMNS) + r")\b")
