@@ -12,7 +12,7 @@ WITH located AS (  -- each operation once per attribution, with its key in it
     CROSS JOIN (VALUES ('thread'), ('process')) AS m(attribution)
 ),
 bucketed AS (
-    SELECT l.*, l.launch_start_ns >> g.shift AS bucket
+    SELECT l.*, l.launch_start_ns >> g.shift AS bucket, g.grid_id
     FROM located AS l
     LEFT JOIN _range_grid AS g ON g.attribution = l.attribution AND g.key = l.key
 )
@@ -37,5 +37,5 @@ SELECT
     l.launch_name_id AS launch_name_id         -- strings.id of the launching call's API function
 FROM bucketed AS l
 LEFT JOIN _range_buckets AS s
-    ON s.attribution = l.attribution AND s.key = l.key AND s.bucket = l.bucket
+    ON s.grid_id = l.grid_id AND s.bucket = l.bucket
    AND s.start_ns <= l.launch_start_ns AND s.end_ns >= l.launch_start_ns AND s.end_ns >= l.launch_end_ns

@@ -8,6 +8,7 @@
 SELECT
     g.attribution,                             -- 'thread' or 'process'
     g.key,                                     -- thread or process key
+    g.grid_id,                                 -- (attribution, key) as one integer (_range_grid)
     unnest(range(r.start_ns >> g.shift, (r.end_ns >> g.shift) + 1)) AS bucket, -- a bucket the range overlaps
     r.range_id,                                -- the range
     r.start_ns,                                -- its start (ns)

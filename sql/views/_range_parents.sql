@@ -8,8 +8,8 @@
 -- each the other's parent and then lists neither).  The
 -- candidates are the ranges listed in the bucket where the range starts, as for a launch call.
 WITH located AS (  -- each range with the bucket of its start (a left join: the bucket join below stays an
-                  -- equality on (mode, key, bucket), never a join on the key alone)
-    SELECT c.attribution, c.key, c.range_id, c.start_ns, c.end_ns, c.start_ns >> g.shift AS bucket
+                  -- equality on (grid_id, bucket), never a join on the key alone)
+    SELECT c.attribution, c.key, c.range_id, c.start_ns, c.end_ns, c.start_ns >> g.shift AS bucket, g.grid_id
     FROM _range_keys AS c
     LEFT JOIN _range_grid AS g ON g.attribution = c.attribution AND g.key = c.key
     WHERE c.attribution IN ('thread', 'process')
@@ -19,7 +19,7 @@ parents AS (
         c.attribution, c.range_id,
         arg_min(s.range_id, (s.end_ns - s.start_ns, -s.start_ns, s.range_id)) AS parent_id
     FROM located AS c
-    JOIN _range_buckets AS s ON s.attribution = c.attribution AND s.key = c.key AND s.bucket = c.bucket
+    JOIN _range_buckets AS s ON s.grid_id = c.grid_id AND s.bucket = c.bucket
     WHERE s.range_id <> c.range_id AND s.start_ns <= c.start_ns AND s.end_ns >= c.end_ns
       AND NOT (s.start_ns = c.start_ns AND s.end_ns = c.end_ns AND s.range_id > c.range_id)
     GROUP BY c.attribution, c.range_id
