@@ -33,11 +33,10 @@ class ErrorHandlingGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of --help, from the records' summaries, without importing any command."""
-        from click.utils import make_default_short_help
-
         records = registry.records()
         limit = formatter.width - 6 - max(len(r.name) for r in records)
-        rows = [(r.name, make_default_short_help(r.summary, limit)) for r in records]
+        # click's own shortening, through its public API (click.utils.make_default_short_help is deprecated)
+        rows = [(r.name, click.Command(r.name, help=r.summary).get_short_help_str(limit)) for r in records]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
