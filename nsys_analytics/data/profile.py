@@ -107,6 +107,9 @@ class Profile:
         it. The kernel table is read without its bad rows (bad_rows.py)."""
         if table in self._compat:
             return
+        # An event table's rows are checked once per version of the file (_note_events). Read from the export, the
+        # check comes first: a table without a bad row is then read without the filter. Read from the cache, it comes
+        # after the copy, whose rows prove most tables sound without a scan.
         checked = table in bad_rows.EVENT_NAMES and table in self.raw_columns and self.on_note is not None
         cached = self._cache.select(table)
         if cached is not None:
@@ -117,9 +120,7 @@ class Profile:
                 self._set_bad_rows(self._cache.bad_rows())
         else:
             self._attach_raw()
-            # checked before the view is made: a table without a bad row is read without the filter
             bad = self._note_events(table) if checked else None
-            checked = False
             select = self._compat_select(self._raw, table, RAW_TABLES[table],
                                          all_sound=bad is not None and not any(bad.values()))
             if table == KERNEL_TABLE:
@@ -129,7 +130,7 @@ class Profile:
             select = bad_rows.complete_strings(select, sorted(self._missing_strings))
         self.con.execute(f'CREATE OR REPLACE VIEW "{catalog}".compat."{table}" AS {select}')
         self._compat.add(table)
-        if checked:  # after the cache's copy is made: where its rows fill their span, nothing is scanned
+        if checked and cached is not None:
             self._note_events(table)
         if table in NAME_IDS and table in self.raw_columns:
             self._complete_strings(table, catalog)
