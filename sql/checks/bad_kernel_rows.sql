@@ -25,17 +25,15 @@ WITH rows AS (
         CASE WHEN $with_names THEN mangledName END AS mangled_id
     FROM compat._all_kernels
 ),
-sound AS (SELECT *, NOT (no_end OR incomplete OR negative OR out_of_range) AS named FROM rows)
+flagged AS (SELECT *, NOT (no_end OR incomplete OR negative OR out_of_range) AS sound FROM rows)
 SELECT
     count(*) FILTER (no_end) AS no_end,                           -- rows without a start or an end
     count(*) FILTER (NOT no_end AND incomplete) AS incomplete,    -- rows without a device, a stream or a name
     count(*) FILTER (NOT no_end AND NOT incomplete AND negative) AS negative, -- rows that end before they start
     count(*) FILTER (NOT no_end AND NOT incomplete AND NOT negative AND out_of_range)
         AS out_of_range,                                          -- rows with a time beyond 2^62 ns
-    count(*) FILTER (NOT (no_end OR incomplete OR negative OR out_of_range))
-        - count(DISTINCT hash(start, "end", deviceId, streamId))
-            FILTER (NOT (no_end OR incomplete OR negative OR out_of_range))
+    count(*) FILTER (sound) - count(DISTINCT hash(start, "end", deviceId, streamId)) FILTER (sound)
         AS repeat_candidates,                                     -- 0: no row repeats another
-    list_distinct(flatten([list(DISTINCT demangled_id) FILTER (named), list(DISTINCT short_id) FILTER (named),
-                           list(DISTINCT mangled_id) FILTER (named)])) AS named_ids -- string ids the sound rows name
-FROM sound
+    list_distinct(flatten([list(DISTINCT demangled_id) FILTER (sound), list(DISTINCT short_id) FILTER (sound),
+                           list(DISTINCT mangled_id) FILTER (sound)])) AS named_ids -- string ids the sound rows name
+FROM flagged
