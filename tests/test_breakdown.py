@@ -8,6 +8,7 @@ import io
 import itertools
 import json
 import random
+import re
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
@@ -350,20 +351,28 @@ def test_filters_reach_the_query(overlapping):
 
 # -- --by range: the process rule, checked against a brute-force reading of the SQLite file ------------------
 
-def brute_force_range(profile: Path, range_name: str, same_thread: bool = False) -> tuple[int, int]:
-    """(kernels, summed ns) launched by an API call that ran inside a `range_name` range of the same process
-    (and, with `same_thread`, on the range's own thread: nsys' rule)."""
+def launched_inside(profile: Path, range_name: str, same_thread: bool = False) -> set[tuple[int, int]]:
+    """(pid, correlation id) of the API calls that ran inside a `range_name` range of the same process (and, with
+    `same_thread`, on the range's own thread: nsys' rule)."""
     con = sqlite3.connect(f"file:{profile}?mode=ro", uri=True)
     ranges = con.execute(
         "SELECT start, \"end\", globalTid FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS s ON s.id = e.textId "
         "WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL AND coalesce(e.text, s.value) = ?", (range_name,)
     ).fetchall()
     calls = con.execute('SELECT start, "end", globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME').fetchall()
-    inside = {
+    con.close()
+    return {
         (tid >> 24, corr) for start, end, tid, corr in calls
         if any(s <= start and end <= e and tid >> 24 == rtid >> 24 and (not same_thread or tid == rtid)
                for s, e, rtid in ranges)
     }
+
+
+def brute_force_range(profile: Path, range_name: str, same_thread: bool = False) -> tuple[int, int]:
+    """(kernels, summed ns) launched by an API call that ran inside a `range_name` range of the same process
+    (and, with `same_thread`, on the range's own thread: nsys' rule)."""
+    inside = launched_inside(profile, range_name, same_thread)
+    con = sqlite3.connect(f"file:{profile}?mode=ro", uri=True)
     kernels = con.execute('SELECT globalPid, correlationId, "end" - start FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchall()
     con.close()
     picked = [d for gpid, corr, d in kernels if (gpid >> 24, corr) in inside]
@@ -379,14 +388,10 @@ def test_by_range_matches_brute_force(range_name):
     assert (sum(r["instances"] for r in rows), sum(r["time_ns"] for r in rows)) == brute_force_range(profile, range_name)
 
 
-@pytest.mark.parametrize("integer_bits", [64, 2])  # the names' bits in an integer; in a bit string (beyond 2)
-def test_by_range_with_nested_names_matches_brute_force(integer_bits, monkeypatch):
+def test_by_range_with_nested_names_matches_brute_force():
     """Several names at once, nested (a kernel of `computing_softmax` is also in `scaled_dot_product_attention`,
     `forward` and `train_loop:step_1`): each range holds every kernel launched inside it, once."""
-    from nsys_analytics.capabilities.breakdown import ranges
     from nsys_analytics.capabilities.breakdown.ranges import range_name_times
-
-    monkeypatch.setattr(ranges, "INTEGER_BITS", integer_bits)
 
     profile = PROFILES / "gpt_train.sqlite"
     names = {"train_loop:step_1": "step_1", "forward": "forward",  # the range's name: its text
@@ -397,6 +402,115 @@ def test_by_range_with_nested_names_matches_brute_force(integer_bits, monkeypatc
     for name, text in names.items():
         got = [r for r in rows if r.part == name]
         assert (sum(r.instances for r in got), sum(r.total_ns for r in got)) == brute_force_range(profile, text), name
+
+
+def brute_force_by_name(spec, match: str | None = None) -> dict[tuple[str, str], tuple[int, int]]:
+    """{(range name, kernel): (kernels, summed ns)} from a test_nvtx_attribution spec, by the process rule: a kernel
+    is in a name when its launching call lies inside any instance of that name in its process; once per name."""
+    totals: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for launch in spec.launches:
+        if match is not None and not re.search(match, launch.name):
+            continue
+        names = {r.text for r in spec.ranges if not r.mark and r.end is not None and r.pid == launch.pid
+                 and r.start <= launch.start and launch.end <= r.end}
+        for name in names:
+            for start, end in launch.gpu:
+                totals[name, launch.name][0] += 1
+                totals[name, launch.name][1] += end - start
+    return {key: tuple(value) for key, value in totals.items()}
+
+
+def by_name(rows) -> dict[tuple[str, str], tuple[int, int]]:
+    totals: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        totals[r.part, r.name][0] += r.instances
+        totals[r.part, r.name][1] += r.total_ns
+    return {key: tuple(value) for key, value in totals.items()}
+
+
+def test_by_range_counts_an_operation_once_in_overlapping_instances_of_a_name(tmp_path):
+    """Worked by hand: two instances of `step` overlap on [5, 10] (one per thread of the process). A call inside
+    both counts once; one that runs from the first into the second lies in neither; one inside the second alone,
+    and one launched by a third thread, count too."""
+    from nsys_analytics.capabilities.breakdown.ranges import range_name_times
+
+    from .test_nvtx_attribution import Launch, Profile, Range, write_profile
+
+    spec = Profile(
+        ranges=[Range("step", 0, 10, tid=1), Range("step", 5, 20, tid=2), Range("step", 5, 8, tid=2)],
+        launches=[Launch(6, 8, [(30, 37)], "both"), Launch(3, 12, [(40, 45)], "across"),
+                  Launch(12, 15, [(50, 52)], "second"), Launch(10, 10, [(60, 61)], "edge", tid=3)])
+    path = write_profile(tmp_path / "p.sqlite", spec)
+    with nsys_analytics.open(path) as p:
+        rows = range_name_times(p, RULES, KernelFilter(), memory_ops=False, chosen=["step"], busy=False)
+    assert by_name(rows) == {("step", "both"): (1, 7), ("step", "second"): (1, 2), ("step", "edge"): (1, 1)}
+    assert brute_force_by_name(spec) == by_name(rows)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("match", [None, "k[13]"])
+def test_by_range_on_random_overlapping_ranges_matches_brute_force(tmp_path, seed, match):
+    """Random stacks of the same names on two threads of a process, start/end ranges ended on a third thread,
+    launches from three threads (test_nvtx_attribution's profiles): every name at once, with and without a filter
+    (a filter makes the query check each kernel against the filtered operations)."""
+    from nsys_analytics.capabilities.breakdown.ranges import range_name_times
+
+    from .test_nvtx_attribution import multiscale_profile, random_profile, write_profile
+
+    make = random_profile if seed < 3 else multiscale_profile
+    spec = make(random.Random(seed))
+    path = write_profile(tmp_path / "p.sqlite", spec)
+    names = sorted({r.text for r in spec.ranges})
+    with nsys_analytics.open(path) as p:
+        rows = range_name_times(p, RULES, KernelFilter(match=match), memory_ops=False, chosen=names, busy=False)
+    expected = brute_force_by_name(spec, match)
+    assert len(expected) > 5
+    assert by_name(rows) == expected
+
+
+FILTERS = {  # KernelFilter fields: what each keeps of a kernel (start, device, stream, pid, demangled, short name),
+    # given the calls launched inside the range its range filter names (`inside`)
+    "time": ({"start_ns": 5_290_000_000, "end_ns": 5_300_000_000},
+             lambda k, inside: 5_290_000_000 <= k[0] < 5_300_000_000),
+    "match": ({"match": "gemm|softmax"}, lambda k, inside: re.search("gemm|softmax", k[4])),
+    "short match": ({"name_kind": "short", "match": "^vectorized"}, lambda k, inside: re.search("^vectorized", k[5])),
+    "device, stream, process": ({"device": 0, "stream": 7, "pid": 794}, lambda k, inside: True),
+    "another device": ({"device": 1}, lambda k, inside: False),
+    "another stream": ({"stream": 8}, lambda k, inside: False),
+    "another process": ({"pid": 795}, lambda k, inside: False),
+    "in a range": ({"range_name": "forward", "attribution": "process"}, lambda k, inside: (k[7] >> 24, k[8]) in inside),
+    "not in a range": ({"exclude_range_name": "train_loop:step_1", "attribution": "process"},
+                       lambda k, inside: (k[7] >> 24, k[8]) not in inside),
+}
+
+
+@pytest.mark.parametrize("case", FILTERS)
+def test_by_range_with_filters_matches_brute_force(case):
+    """Each kernel filter with --by range (the range query filters the attributed kernels itself), against the
+    SQLite file read by hand: per range name, the kernels launched inside it that the filter keeps."""
+    from nsys_analytics.capabilities.breakdown.ranges import range_name_times
+
+    fields, keep = FILTERS[case]
+    profile = PROFILES / "gpt_train.sqlite"
+    con = sqlite3.connect(f"file:{profile}?mode=ro", uri=True)
+    kernels = con.execute(
+        'SELECT k.start, k.deviceId, k.streamId, k.globalPid >> 24, d.value, s.value, k."end" - k.start, '
+        "k.globalPid, k.correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
+        "JOIN StringIds AS d ON d.id = k.demangledName JOIN StringIds AS s ON s.id = k.shortName").fetchall()
+    con.close()
+    names = ["forward", "backward", "optimizer_step"]
+    ranged = fields.get("range_name") or fields.get("exclude_range_name")
+    filtered = launched_inside(profile, ranged.rpartition(":")[2]) if ranged else set()
+    expected = {}
+    for name in names:
+        inside = launched_inside(profile, name)
+        picked = [k[6] for k in kernels if (k[7] >> 24, k[8]) in inside and keep(k, filtered)]
+        expected[name] = (len(picked), sum(picked))
+    assert expected["forward"][0] > 0 or case.startswith("another")
+    with nsys_analytics.open(profile) as p:
+        rows = range_name_times(p, RULES, KernelFilter(**fields), memory_ops=False, chosen=names, busy=False)
+    assert {n: (sum(r.instances for r in rows if r.part == n), sum(r.total_ns for r in rows if r.part == n))
+            for n in names} == expected
 
 
 def test_backward_kernels_from_autograd_thread_land_in_backward():

@@ -31,11 +31,10 @@ PIPELINE_OBJECTS = {
     **{f"_diag.{n}": "diagnose/data.py (sql/diagnose/_*.sql, sweep.py)" for n in (
         "window_ops", "spans", "gpu_ops", "copies", "copy_calls", "sync_calls", "chunks", "finding_hits",
         "finding_windows", "busy_at", "next_at", "gaps", "hit_depths")},
-    "_breakdown_ops": "categories/data.py (breakdown_ops.sql)",
+    "_breakdown_ops": "categories/data.py (breakdown_ops.sql), breakdown/ranges.py (breakdown_range_ops.sql)",
     "_breakdown_base": "breakdown/ranges.py (breakdown_ops.sql)",
     "_breakdown_chosen": "breakdown/ranges.py",
-    "_breakdown_placed": "breakdown/ranges.py (breakdown_range_ops.sql)",
-    "_breakdown_groups": "categories/data.py (breakdown_groups.sql, breakdown_range_groups.sql)",
+    "_breakdown_groups": "categories/data.py (breakdown_groups.sql)",
     **{f"_ncu_{n}_load": "ncu/tables.py" for n in ("info", "kernels", "nvtx", "instances", "metrics")},
     "ncu_kernels": "ncu/tables.py (ncu_kernels.sql)",
     "ncu_metrics": "ncu/tables.py (ncu_metrics.sql)",

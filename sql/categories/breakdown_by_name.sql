@@ -3,8 +3,7 @@
 -- params: none
 -- needs: _breakdown_groups, strings
 -- breakdown_by_name: GPU time per kernel name (and per memcpy/memset kind) and device, with the name to classify.
--- Needs: _breakdown_groups (breakdown_groups.sql over _breakdown_ops, or with --by range
--- sql/breakdown/breakdown_range_groups.sql), strings.
+-- Needs: _breakdown_groups (breakdown_groups.sql over _breakdown_ops), strings.
 -- No parameters (the filters are in _breakdown_ops). The caller classifies each distinct demangled name once
 -- (categories/data.py); memcpy/memset come with rule 'memcpy'/'memset' and go to category memory.
 SELECT

@@ -2,10 +2,9 @@
 -- kind: query
 -- params: none
 -- needs: _breakdown_ops
--- breakdown_groups: the operations of _breakdown_ops (breakdown_ops.sql) grouped by range, name and device: how
--- many, their summed time and their span. categories/data.py creates it as the temp view _breakdown_groups, which
--- breakdown_by_name.sql names; `breakdown --by range` groups its operations in its own way
--- (sql/breakdown/breakdown_range_groups.sql).
+-- breakdown_groups: the operations of _breakdown_ops (breakdown_ops.sql; with --by range, breakdown_range_ops.sql)
+-- grouped by range, name and device: how many, their summed time and their span. categories/data.py creates it as
+-- the temp view _breakdown_groups, which breakdown_by_name.sql names.
 SELECT
     part,                                      -- NVTX range with --by range; '' otherwise
     name_id,                                   -- strings.id of the demangled kernel name; NULL for memcpy/memset

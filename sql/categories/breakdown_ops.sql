@@ -22,6 +22,7 @@ WITH steady AS (  -- each kind's part is matched alone: a hash of every steady o
 ),
 kernel_ops AS (
     SELECT
+        k.rowid AS op_id,
         k.start AS start_ns,
         k."end" AS end_ns,
         coalesce(k.deviceId, 0) AS device,
@@ -45,7 +46,7 @@ kernel_ops AS (
       AND ($steady_range IS NULL OR k.rowid IN (SELECT op_id FROM steady WHERE kind = 'kernel'))
 ),
 graph_ops AS (  -- graphs traced whole: their kernels are not in the kernel table (graph_executions)
-    SELECT start_ns, end_ns, coalesce(device, 0) AS device, pid, correlation_id, name AS label
+    SELECT op_id, start_ns, end_ns, coalesce(device, 0) AS device, pid, correlation_id, name AS label
     FROM graph_executions
     WHERE $range_name IS NULL AND $exclude_range_name IS NULL  -- the NVTX range filters place kernels only
       AND ($device IS NULL OR device = $device)
@@ -69,6 +70,8 @@ memory_ops AS (
     SELECT start_ns, end_ns, device, stream, pid, correlation_id, 'memset', op_id, '[CUDA memset]' FROM memset
 )
 SELECT
+    'kernel' AS kind,                          -- 'kernel', 'graph', 'memcpy' or 'memset'
+    op_id,                                     -- row id in the operation's nsys table
     start_ns,                                  -- GPU start (ns)
     end_ns,                                    -- GPU end (ns)
     device,                                    -- CUDA device id
@@ -82,9 +85,9 @@ SELECT
 FROM kernel_ops
 WHERE $match IS NULL OR label_id IN (SELECT id FROM strings WHERE regexp_matches(value, $match))
 UNION ALL
-SELECT start_ns, end_ns, device, pid, correlation_id, NULL, NULL, label, NULL, '' FROM graph_ops
+SELECT 'graph', op_id, start_ns, end_ns, device, pid, correlation_id, NULL, NULL, label, NULL, '' FROM graph_ops
 UNION ALL
-SELECT start_ns, end_ns, coalesce(device, 0), pid, correlation_id, NULL, NULL, label, rule, ''
+SELECT rule, op_id, start_ns, end_ns, coalesce(device, 0), pid, correlation_id, NULL, NULL, label, rule, ''
 FROM memory_ops
 WHERE $memory_ops
   AND ($device IS NULL OR device = $device)

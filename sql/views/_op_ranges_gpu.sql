@@ -52,5 +52,5 @@ gpu_met AS (
 SELECT
     'gpu' AS attribution, g.kind, g.op_id, g.start_ns, g.end_ns, g.duration_ns, g.global_pid, g.correlation_id, g.device,
     g.stream, g.launch_global_tid, g.name_id, g.short_name_id, g.mangled_name_id, g.range_id, g.range_start_ns,
-    g.range_end_ns, g.launch_name_id
+    g.range_end_ns, g.launch_name_id, g.launch_start_ns, g.launch_end_ns
 FROM gpu_met AS g

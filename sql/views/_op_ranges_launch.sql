@@ -34,7 +34,9 @@ SELECT
     s.range_id AS range_id,                    -- the range (NULL: in no range)
     s.start_ns AS range_start_ns,              -- range start (ns)
     s.end_ns AS range_end_ns,                  -- range end (ns)
-    l.launch_name_id AS launch_name_id         -- strings.id of the launching call's API function
+    l.launch_name_id AS launch_name_id,        -- strings.id of the launching call's API function
+    l.launch_start_ns AS launch_start_ns,      -- launching call start (ns; NULL if not traced)
+    l.launch_end_ns AS launch_end_ns           -- launching call end (ns)
 FROM bucketed AS l
 LEFT JOIN _range_buckets AS s
     ON s.grid_id = l.grid_id AND s.bucket = l.bucket

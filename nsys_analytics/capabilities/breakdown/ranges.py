@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from ...data.profile import Profile
 
 DEFAULT_RANGES = 8  # columns when --range-names is not given: the ranges with the most GPU time
-INTEGER_BITS = 64  # up to this many chosen names, a call's names are the bits of an integer; beyond, a bit string
 
 
 @dataclass(frozen=True)
@@ -65,13 +64,8 @@ def range_name_times(profile: Profile, rules: RuleSet, filters: KernelFilter, me
                      chosen: list[str], busy: bool) -> list[NameTime]:
     """GPU time per kernel name, device and chosen range (`NameTime.part`)."""
     create_ops_view(profile, filters, memory_ops, view="_breakdown_base")
-    # each name with a bit of its own (breakdown_range_ops.sql gathers them per call): in an integer (a fixed-size
-    # state per call: 10 M kernels 3.7 s, with bit strings 5.1 s), else in a bit string as long as the names
-    bit = ("1::UBIGINT << place" if len(chosen) <= INTEGER_BITS else
-           f"set_bit(bitstring('0', {len(chosen)}), place, 1)")
-    names = ", ".join(f"({sql_files.sql_literal(n)}::VARCHAR, {place}::INTEGER)" for place, n in enumerate(chosen))
-    profile.sql(f"CREATE OR REPLACE TEMP TABLE _breakdown_chosen AS SELECT part, {bit} AS bit "
-                f"FROM (VALUES {names}) AS chosen(part, place)")
-    for view, name in (("_breakdown_placed", "breakdown_range_ops"), ("_breakdown_ops", "breakdown_range_parts")):
-        profile.sql(f"CREATE OR REPLACE TEMP VIEW {view} AS {sql_files.read('breakdown', name).text}")
-    return query_name_times(profile, rules, busy, groups=("breakdown", "breakdown_range_groups"))
+    names = ", ".join(f"({sql_files.sql_literal(n)}::VARCHAR)" for n in chosen)
+    profile.sql(f"CREATE OR REPLACE TEMP TABLE _breakdown_chosen AS SELECT part FROM (VALUES {names}) AS chosen(part)")
+    body = sql_files.inline_params(sql_files.read("breakdown", "breakdown_range_ops").text, filters.params())
+    profile.sql(f"CREATE OR REPLACE TEMP VIEW _breakdown_ops AS {body}")
+    return query_name_times(profile, rules, busy)

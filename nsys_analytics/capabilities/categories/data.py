@@ -51,12 +51,11 @@ def name_times(
     return query_name_times(profile, rules, busy)
 
 
-def query_name_times(profile: Profile, rules: RuleSet, busy: bool,
-                     groups: tuple[str, str] = ("categories", "breakdown_groups")) -> list[NameTime]:
-    """Group the operations of the current `_breakdown_ops` view by name (`groups`: the SQL file that groups them,
-    created as the view `_breakdown_groups`; `busy` groups `_breakdown_ops` itself), and classify each name once."""
+def query_name_times(profile: Profile, rules: RuleSet, busy: bool) -> list[NameTime]:
+    """Group the operations of the current `_breakdown_ops` view by name (through the view `_breakdown_groups`;
+    `busy` groups `_breakdown_ops` itself), and classify each name once."""
     if not busy:
-        body = sql_files.read(*groups).text
+        body = sql_files.read("categories", "breakdown_groups").text
         profile.sql(f"CREATE OR REPLACE TEMP VIEW _breakdown_groups AS {body}")
     result = profile.run_file("categories", "breakdown_by_name_busy" if busy else "breakdown_by_name")
     rows = [dict(zip(result.columns, row)) for row in result.rows]
