@@ -50,10 +50,11 @@ INLINE_FIRST = {
     "_nvtx_kernel_stats": _NOT_COPIED_FIRST,
     "_nvtx_kernel_stats_process": _NOT_COPIED_FIRST,
 }
-# Stored views built on one DuckDB thread: each thread holds its own hash tables, and these groupings are bound by
-# memory, not by cores (nvtx_kernel_groups with --attribution gpu at 20 M kernels: 11.7 s on one thread, 10.4-12.6 s
-# on two; at 50 M under 1 GB two threads run out of memory, cache/store.py then building it again on one).
-ONE_THREAD = ("_nvtx_kernel_stats_gpu",)
+# Stored views built on at most this many DuckDB threads: each thread holds its own hash tables, and these groupings
+# are bound by memory (nvtx_kernel_groups with --attribution gpu at 50 M kernels under 1 GB: 35.8 s on one thread,
+# 27.8 s on two, out of memory on four or eight after 46-60 s; at 20 M 11.3-13.6 s on one, 5.7-6.3 s on two).
+# Out of memory on more than one, cache/store.py builds it again on one.
+THREADS = {"_nvtx_kernel_stats_gpu": 2}
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 

@@ -121,11 +121,11 @@ class ProfileCache:
             if name in layout.MATERIALIZED:
                 import duckdb
 
+                threads = layout.THREADS.get(name)
                 try:
-                    built = self._build_view(name, inline=name in layout.INLINE_FIRST,
-                                             threads=1 if name in layout.ONE_THREAD else None)
+                    built = self._build_view(name, inline=name in layout.INLINE_FIRST, threads=threads)
                 except duckdb.OutOfMemoryException:
-                    if name in layout.ONE_THREAD:  # built on one thread already: nothing leaner to try
+                    if threads == 1:  # built on one thread already: nothing leaner to try
                         raise
                     built = self._build_view_lean(name)
                 if not built:
@@ -159,8 +159,8 @@ class ProfileCache:
     def _build_view_lean(self, name: str) -> bool:
         """A view that ran out of memory, built again more leanly: one that joins the export inline stores the join
         first, then groups what it stored; then, if still out of memory, on one thread, whose hash tables are the
-        only ones (nvtx_kernel_groups' groupings at 50 M kernels with --attribution gpu fit 1 GB on one thread, not
-        on two: at 20 M under 400 MB, 17 s on one thread against an error on two)."""
+        only ones (nvtx_kernel_groups' groupings at 50 M kernels with --attribution gpu fit 1 GB on one or two
+        threads, not on four: layout.THREADS)."""
         import duckdb
 
         if name in layout.INLINE_FIRST:
