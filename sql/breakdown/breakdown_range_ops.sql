@@ -1,7 +1,7 @@
 -- name: breakdown_range_ops
 -- kind: query
 -- params: $attribution, $device, $end_ns, $exclude_range_name, $match, $name_kind, $pid, $range_name, $start_ns, $stream
--- needs: _breakdown_base, _breakdown_chosen, _nvtx_ranges, _range_keys, kernels_in_range, nvtx_attributed_ops, strings
+-- needs: _breakdown_base, _breakdown_chosen, _nvtx_ranges, _range_keys, kernels_in_range, nvtx_attributed_ops, shown_name_id, strings
 -- breakdown_range_ops: the operations of _breakdown_base (sql/categories/breakdown_ops.sql) once for each chosen NVTX
 -- range name that holds them, by the process rule of nvtx_attributed_ops: the CUDA API call that launched it ran
 -- inside an instance's window, on any thread of the same process (backward kernels launched by autograd's own thread
@@ -42,11 +42,7 @@ held AS (  -- each operation once per instance of a chosen name that holds it; k
            -- their labels: a join of every kernel to them took 16 of 24 s at 50 M kernels
     SELECT *
     FROM (
-        SELECT a.*, c.part,
-            CASE $name_kind
-                WHEN 'short' THEN coalesce(a.short_name_id, a.name_id)
-                WHEN 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
-                ELSE a.name_id END AS label_id,
+        SELECT a.*, c.part, shown_name_id($name_kind, a.name_id, a.short_name_id, a.mangled_name_id) AS label_id,
             NULL::VARCHAR AS label, NULL::VARCHAR AS rule
         FROM nvtx_attributed_ops('process', false, with_graphs := true) AS a
         JOIN chosen AS c USING (range_id)

@@ -1,7 +1,7 @@
 -- name: breakdown_ops
 -- kind: query
 -- params: $attribution, $device, $end_ns, $exclude_range_name, $match, $memory_ops, $name_kind, $pid, $range_name, $start_ns, $steady_after_ns, $steady_range, $steady_warmup, $stream
--- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, kernels_in_range, memcpy, memset, steady_ops, strings
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, kernels_in_range, memcpy, memset, shown_name_id, steady_ops, strings
 -- breakdown_ops: the GPU operations a breakdown covers: one row per kernel, whole CUDA graph execution (label
 -- '[CUDA graph N]', classified by the rules like a kernel name), memcpy and memset that passes the filters. categories/data.py creates it as the temp view _breakdown_ops (read by breakdown_by_name*.sql),
 -- or, with --by range, as _breakdown_base under breakdown_range_ops.sql.
@@ -29,10 +29,7 @@ kernel_ops AS (
         (k.globalPid >> 24) & 16777215 AS pid,
         k.correlationId AS correlation_id,
         k.demangledName AS name_id,
-        CASE $name_kind
-            WHEN 'short' THEN coalesce(k.shortName, k.demangledName)
-            WHEN 'mangled' THEN coalesce(k.mangledName, k.demangledName)
-            ELSE k.demangledName END AS label_id
+        shown_name_id($name_kind, k.demangledName, k.shortName, k.mangledName) AS label_id
     FROM compat.CUPTI_ACTIVITY_KIND_KERNEL AS k
     WHERE ($device IS NULL OR k.deviceId = $device)
       AND ($stream IS NULL OR k.streamId = $stream)

@@ -1,7 +1,7 @@
 -- name: kernels_in
 -- kind: table_macro
 -- params: name_kind, want_device, want_stream, want_pid, from_ns, to_ns, name_regex, range_name := NULL, exclude_range_name := NULL, attribution := 'thread', with_graphs := false
--- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, kernels_in_range, strings
+-- needs: compat.CUPTI_ACTIVITY_KIND_KERNEL, graph_executions, kernels_in_range, shown_name_id, strings
 -- kernels_in(name_kind, want_device, want_stream, want_pid, from_ns, to_ns, name_regex): table macro, the
 -- kernels that pass the common report filters, with the name the user chose. NULL arguments filter nothing.
 -- Reads the compat table directly and joins only the chosen name: the summaries stay one scan and one join.
@@ -19,10 +19,7 @@ WITH chosen AS (
         k."end" - k.start AS duration_ns,
         k.gridX AS grid_x, k.gridY AS grid_y, k.gridZ AS grid_z,
         k.blockX AS block_x, k.blockY AS block_y, k.blockZ AS block_z,
-        CASE name_kind
-            WHEN 'short' THEN coalesce(k.shortName, k.demangledName)
-            WHEN 'mangled' THEN coalesce(k.mangledName, k.demangledName)
-            ELSE k.demangledName END AS group_name_id,
+        shown_name_id(name_kind, k.demangledName, k.shortName, k.mangledName) AS group_name_id,
         NULL::VARCHAR AS graph_name
     FROM compat.CUPTI_ACTIVITY_KIND_KERNEL AS k
     WHERE (want_device IS NULL OR k.deviceId = want_device)

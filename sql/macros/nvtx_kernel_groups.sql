@@ -1,7 +1,7 @@
 -- name: nvtx_kernel_groups
 -- kind: table_macro
 -- params: want_attribution, innermost_only, kernel_name_kind, with_graphs
--- needs: _nvtx_ranges, counted_median, counted_variance, graph_executions, nvtx_attributed_ops, strings
+-- needs: _nvtx_ranges, counted_median, counted_variance, graph_executions, nvtx_attributed_ops, shown_name_id, strings
 -- nvtx_kernel_groups(want_attribution, innermost_only, kernel_name_kind, with_graphs): table macro, the rows of
 -- nvtx_kernel_summary (GPU time of kernels per NVTX range, thread and kernel name, = `nsys stats --report
 -- nvtx_kern_sum` with want_attribution 'thread', inclusive), unordered. Kernels in no range form rows with an empty range,
@@ -39,9 +39,7 @@ rows AS (
         CASE WHEN want_attribution = 'process' AND a.launch_global_tid & 16777215 <> l.tid
              THEN a.launch_global_tid & 16777215 END AS foreign_tid, -- process mode: another thread launched it
         CASE WHEN a.kind = 'graph' THEN -1 - coalesce(g.graph_id, g.graph_exec_id)  -- below every string id
-             WHEN kernel_name_kind = 'short' THEN coalesce(a.short_name_id, a.name_id)
-             WHEN kernel_name_kind = 'mangled' THEN coalesce(a.mangled_name_id, a.name_id)
-             ELSE a.name_id END AS name_id
+             ELSE shown_name_id(kernel_name_kind, a.name_id, a.short_name_id, a.mangled_name_id) END AS name_id
     FROM nvtx_attributed_ops(want_attribution, innermost_only, with_graphs := with_graphs) AS a
     LEFT JOIN labels AS l ON l.range_id = a.range_id
     LEFT JOIN graph_executions AS g ON a.kind = 'graph' AND g.op_id = a.op_id
