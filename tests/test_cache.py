@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import nsys_analytics
-from nsys_analytics.data import cache
+from nsys_analytics.data import cache, sql_files
 from nsys_analytics.cli.main import cli
 from nsys_analytics.data.cache.parts import write as parts_write
 
@@ -318,6 +318,35 @@ def test_nvtx_kernels_with_its_defaults_reads_the_stored_rows(cached, mode, view
         computed = p.run_file("nvtx", "nvtx_kernel_summary", params).rows
     assert all(f.stat().st_mtime_ns == t for f, t in built.items())
     assert len(stored) > 10 and stored == computed
+
+
+def test_a_warm_nvtx_reads_the_stored_durations_and_not_the_export(cached):
+    """A warm `nvtx` reads each range name's distinct durations (_range_durations) and the NVTX table its check reads,
+    never the export: the names are in the stored rows. Its counted median and variance equal median() and the exact
+    variance over every range instance, computed here from the ranges themselves."""
+    from nsys_analytics.capabilities.nvtx import report as nvtx
+
+    every_range = """
+        SELECT name, style, sum(duration_ns), count(*), median(duration_ns), min(duration_ns), max(duration_ns),
+               exact_variance(duration_ns)
+        FROM _nvtx_ranges GROUP BY name, style ORDER BY name, style"""
+    counted = "SELECT range, style, total_time_ns, instances, med_ns, min_ns, max_ns, stddev_ns ^ 2 FROM ({q})"
+    with nsys_analytics.open(TRAIN) as p:
+        first = nvtx.nvtx_summary(p)
+    assert "_range_durations.parquet" in parts(cached)
+    with nsys_analytics.open(TRAIN) as p:
+        again = nvtx.nvtx_summary(p)
+        assert (again.rows, again.notes) == (first.rows, first.notes)
+        assert set(p._cache.attached) <= {"NVTX_EVENTS", "_range_durations"}
+        assert not p._raw_attached
+        ours = sorted(p.sql(counted.format(q=sql_files.read("nvtx", "nvtx_range_summary").text)).rows)
+        assert not p._raw_attached
+        reference = p.sql(every_range).rows  # from every range instance (this reads the export's strings)
+    assert len(reference) > 3 and len(ours) == len(reference)
+    assert any(row[3] % 2 == 0 for row in reference)  # an even count: the median interpolates
+    for a, b in zip(ours, reference):
+        assert tuple(a[:7]) == tuple(b[:7])
+        assert a[7] == pytest.approx(b[7] or 0, rel=1e-12)
 
 
 @pytest.mark.parametrize(("mode", "view"), [("thread", "_nvtx_kernel_stats"), ("process", "_nvtx_kernel_stats_process")])
