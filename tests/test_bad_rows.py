@@ -119,3 +119,35 @@ def test_the_cache_notes_the_count_cold_and_warm(planted, through_cache):
     with nsys_analytics.open(doctored) as p:
         assert p.bad_kernel_rows.total == 3
         assert p._cache.pcache is not None
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["direct", "cached"])
+def test_rows_sharing_a_start_are_not_repeats(tmp_path, monkeypatch, cached):
+    """Two kernels may start at the same time (another stream, or a coarse GPU clock): a shared start only makes
+    the check compare rows whole. A copy of a kernel with another grid is no repeat; with the grid put back it is.
+    Expected counts by construction."""
+    if cached:
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(tmp_path / "cache"))
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+    profile = tmp_path / "shared.sqlite"
+    shutil.copy(SOURCE, profile)
+    with sqlite3.connect(profile) as con:
+        con.execute(f"CREATE TABLE k2 AS SELECT * FROM {K} ORDER BY rowid")
+        con.execute(f"DROP TABLE {K}")
+        con.execute(f"ALTER TABLE k2 RENAME TO {K}")
+        (n,) = con.execute(f"SELECT count(*) FROM {K}").fetchone()
+        # kernel 10 on another stream at kernel 20's start; a copy of kernel 30 with another grid, as the last row
+        con.execute(f'UPDATE {K} SET "end" = "end" - start + (SELECT start FROM {K} WHERE rowid = 20), '
+                    f'start = (SELECT start FROM {K} WHERE rowid = 20), streamId = streamId + 100 WHERE rowid = 10')
+        con.execute(f"INSERT INTO {K} SELECT * FROM {K} WHERE rowid = 30")
+        con.execute(f"UPDATE {K} SET gridX = gridX + 1 WHERE rowid = {n + 1}")
+    con.close()
+    with nsys_analytics.open(profile) as p:
+        assert p.bad_kernel_rows.total == 0
+        assert p.sql("SELECT count(*) FROM kernels").rows[0][0] == n + 1
+    with sqlite3.connect(profile) as con:  # now the copy repeats kernel 30 in every column
+        con.execute(f"UPDATE {K} SET gridX = gridX - 1 WHERE rowid = {n + 1}")
+    con.close()
+    with nsys_analytics.open(profile) as p:
+        assert (p.bad_kernel_rows.duplicates, p.bad_kernel_rows.total) == (1, 1)
+        assert p.sql("SELECT count(*) FROM kernels").rows[0][0] == n

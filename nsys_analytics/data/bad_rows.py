@@ -64,7 +64,10 @@ def _checked(con, all_kernels: str, exact: bool, with_names: bool) -> tuple[BadR
         text = sql_files.inline_params(sql_files.read("checks", name).text, params)
         return con.execute(text.replace("compat._all_kernels", all_kernels)).fetchone()
 
-    no_end, incomplete, negative, out_of_range, candidates, named = run("bad_kernel_rows", {"with_names": with_names})
+    # rows that repeat each other share a start: where no two do (one sort), the bad-row scan hashes nothing
+    (shared,) = run("kernel_shared_starts", {})
+    no_end, incomplete, negative, out_of_range, candidates, named = run(
+        "bad_kernel_rows", {"with_names": with_names, "may_repeat": bool(shared)})
     named = sorted(int(i) for i in named or ())
     if candidates and not exact:
         return None, named
