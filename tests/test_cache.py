@@ -387,11 +387,11 @@ def test_a_first_nvtx_kernels_that_runs_out_of_memory_stores_the_join_first(cach
     real = build.build_decoded
     inline_tries = []
 
-    def out_of_memory_inline(view, inputs, target, decoded=None, from_export=None, threads=None):
+    def out_of_memory_inline(view, inputs, target, decoded=None, from_export=None, threads=None, pool=None):
         if view == "_nvtx_kernel_stats" and "_range_ops" not in (decoded or {}):
             inline_tries.append(view)
             raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate (test)")
-        return real(view, inputs, target, decoded, from_export, threads)
+        return real(view, inputs, target, decoded, from_export, threads, pool)
 
     monkeypatch.setattr(build, "build_decoded", out_of_memory_inline)
     result = CliRunner().invoke(cli, args)
@@ -582,3 +582,33 @@ def test_decoded_parts_are_stored_in_time_order(cached, monkeypatch, tmp_path):
     monkeypatch.setenv("NSYS_ANALYTICS_NO_CACHE", "1")
     with nsys_analytics.open(TRAIN) as p:
         assert p.sql(query).rows == counted
+
+
+@pytest.mark.parametrize("user_limit", [None, "1GB"])
+def test_a_view_built_in_its_own_pool_is_built_again_in_the_default_one_when_that_runs_out(cached, monkeypatch,
+                                                                                          user_limit):
+    """layout.POOL gives the gpu attribution's stored rows a pool of their own (1.5 GB; here 2 MB, too small for
+    them): the build runs out of memory in it, and the view is built again in the default pool, with the rows the
+    attribution gives without the stored view. NSYS_ANALYTICS_MEMORY, when set, wins over the view's pool."""
+    from nsys_analytics.capabilities.nvtx import report as nvtx
+    from nsys_analytics.data.cache import build, layout
+
+    if user_limit:
+        monkeypatch.setenv("NSYS_ANALYTICS_MEMORY", user_limit)
+    monkeypatch.setitem(layout.POOL, "_nvtx_kernel_stats_gpu", "2MB")
+    pools = []
+    real = build.build_decoded
+
+    def recorded(view, *args, **kwargs):
+        if view == "_nvtx_kernel_stats_gpu":
+            pools.append(kwargs.get("pool"))
+        return real(view, *args, **kwargs)
+
+    monkeypatch.setattr(build, "build_decoded", recorded)
+    params = {"attribution": "gpu", "exclusive": False, "name_kind": "demangled", "graphs": False}
+    with nsys_analytics.open(TRAIN) as p:
+        stored = nvtx._run(p, "nvtx_kernel_summary", params).rows
+        computed = p.run_file("nvtx", "nvtx_kernel_summary", params).rows
+    assert "_nvtx_kernel_stats_gpu.parquet" in parts(cached)
+    assert pools == (["2MB"] if user_limit else ["2MB", None])
+    assert len(stored) > 10 and stored == computed

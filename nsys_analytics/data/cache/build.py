@@ -75,11 +75,12 @@ def _sound_kernels(con, select: str, present: bool, core: bool, tmp: Path, meta:
 
 def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dict[str, Path] | None = None,
                   from_export: tuple[Path, dict[str, set[str]], list[str]] | None = None,
-                  threads: int | None = None) -> None:
+                  threads: int | None = None, pool: str | None = None) -> None:
     """decoded.<view>: the view's own SQL run once over the cached raw tables it reads, and over the cache's tables
     of the decoded views it reads (`decoded`, layout.build_plan). `from_export`: (the export, its raw columns, raw
     tables read from it instead of a cache file: those the view's filters prune, layout.INLINE_FIRST). `threads`:
-    DuckDB's threads (default: one per core)."""
+    DuckDB's threads (default: one per core). `pool`: DuckDB's memory limit (default: database.MEMORY_LIMIT;
+    NSYS_ANALYTICS_MEMORY, when set, wins)."""
     from .. import database, schema_objects, sql_files
     from ..raw_schema import RAW_TABLES, compat_select
 
@@ -90,6 +91,8 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dic
         try:
             if threads:
                 con.execute(f"SET threads = {int(threads)}")
+            if pool and not os.environ.get(database.MEMORY_VARIABLE):
+                con.execute(f"SET memory_limit = '{pool}'")
             con.execute("CREATE SCHEMA compat")
             if uncopied:
                 database.attach_sqlite(con, sqlite_path, "raw")

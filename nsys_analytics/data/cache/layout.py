@@ -55,6 +55,12 @@ INLINE_FIRST = {
 # 27.8 s on two, out of memory on four or eight after 46-60 s; at 20 M 11.3-13.6 s on one, 5.7-6.3 s on two).
 # Out of memory on more than one, cache/store.py builds it again on one.
 THREADS = {"_nvtx_kernel_stats_gpu": 2}
+# Stored views built with a larger DuckDB pool than every other query's (database.MEMORY_LIMIT), in the build's own
+# connection: their groupings fit it where they spill under 1 GB, and the process stays under 2 GiB. --attribution
+# gpu at 50 M kernels: 34.2 s and 1.10 GiB under 1 GB, 15.0 s and 1.53 GiB under 1.5 GB (bench/README.md, "The gpu
+# attribution's pool"); at 10 M the same time. Out of memory in it, cache/store.py builds the view again in the
+# default pool. NSYS_ANALYTICS_MEMORY, when set, wins.
+POOL = {"_nvtx_kernel_stats_gpu": "1.5GB"}
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 

@@ -123,7 +123,8 @@ class ProfileCache:
 
                 threads = layout.THREADS.get(name)
                 try:
-                    built = self._build_view(name, inline=name in layout.INLINE_FIRST, threads=threads)
+                    built = self._build_view(name, inline=name in layout.INLINE_FIRST, threads=threads,
+                                             pool=layout.POOL.get(name))
                 except duckdb.OutOfMemoryException:
                     if threads == 1:  # built on one thread already: nothing leaner to try
                         raise
@@ -160,7 +161,9 @@ class ProfileCache:
         """A view that ran out of memory, built again more leanly: one that joins the export inline stores the join
         first, then groups what it stored; then, if still out of memory, on one thread, whose hash tables are the
         only ones (nvtx_kernel_groups' groupings at 50 M kernels with --attribution gpu fit 1 GB on one or two
-        threads, not on four: layout.THREADS)."""
+        threads, not on four: layout.THREADS). Both in the default pool, where a view of layout.POOL ran out in its
+        larger one: DuckDB can run out under a larger limit where a smaller one spills (the whole cache build at
+        50 M kernels did once under 1.5 GB, and not under 1 GB)."""
         import duckdb
 
         if name in layout.INLINE_FIRST:
@@ -170,7 +173,7 @@ class ProfileCache:
                 pass
         return self._build_view(name, inline=False, threads=1)
 
-    def _build_view(self, name: str, inline: bool, threads: int | None = None) -> bool:
+    def _build_view(self, name: str, inline: bool, threads: int | None = None, pool: str | None = None) -> bool:
         """Build a decoded view; False where a raw table it reads cannot be cached. The stored views it reads are
         built first (their joins are then not held in memory beside its own), or, `inline`, read only where they
         are built already, and the raw tables its filters prune (layout.INLINE_FIRST) are read from the export."""
@@ -187,7 +190,7 @@ class ProfileCache:
         if len(inputs) < len(tables):
             return False
         build_decoded(name, inputs, self.file(name), decoded, from_export=(self.sqlite_path, self.raw_columns, pruned),
-                      threads=threads)
+                      threads=threads, pool=pool)
         return True
 
 
