@@ -120,14 +120,22 @@ def connect(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
     return con
 
 
+def set_pool(con: duckdb.DuckDBPyConnection, limit: str) -> bool:
+    """DuckDB's memory limit set to `limit`, unless NSYS_ANALYTICS_MEMORY is set (the user's limit wins); whether it
+    was set."""
+    if os.environ.get(MEMORY_VARIABLE):
+        return False
+    con.execute(f"SET memory_limit = '{limit}'")
+    return True
+
+
 @contextmanager
 def memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
     """DuckDB's memory limit set to `limit` while the block runs, for a command whose own arrays sit beside the
     pool; NSYS_ANALYTICS_MEMORY, when set, wins."""
-    if os.environ.get(MEMORY_VARIABLE):
+    if not set_pool(con, limit):
         yield
         return
-    con.execute(f"SET memory_limit = '{limit}'")
     try:
         yield
     finally:

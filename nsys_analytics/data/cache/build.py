@@ -91,8 +91,8 @@ def build_decoded(view: str, inputs: dict[str, Path], target: Path, decoded: dic
         try:
             if threads:
                 con.execute(f"SET threads = {int(threads)}")
-            if pool and not os.environ.get(database.MEMORY_VARIABLE):
-                con.execute(f"SET memory_limit = '{pool}'")
+            if pool:
+                database.set_pool(con, pool)
             con.execute("CREATE SCHEMA compat")
             if uncopied:
                 database.attach_sqlite(con, sqlite_path, "raw")
