@@ -9,8 +9,10 @@ import math
 import random
 import sqlite3
 
+import pytest
+
 import nsys_analytics
-from nsys_analytics.capabilities.diagnose import data
+from nsys_analytics.capabilities.diagnose import data, starved
 from .test_diagnose_rules import write_profile
 
 OTHER_PID = 200
@@ -80,25 +82,33 @@ def test_launch_bound_matches_brute_force(tmp_path):
         assert got == expected
 
 
-def test_gpu_starved_matches_brute_force(tmp_path):
+@pytest.mark.parametrize("slice_gaps", [None, 40])
+def test_gpu_starved_matches_brute_force(tmp_path, monkeypatch, slice_gaps):
+    """Read directly (one join), and through the cache in slices of 40 gaps (starved.py): the same figures."""
     path, kernels, calls, owner = _profile(tmp_path)
     min_gap = 2_000
+    if slice_gaps:
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
+        monkeypatch.setattr(starved, "SLICE_GAPS", slice_gaps)
     with nsys_analytics.open(path) as p:
         data.prepare(p, data.Window(), True, min_gap_ns=min_gap, chunks=CHUNKS)
-        rows = p.run_file("diagnose", "gpu_starved", {"min_gap_ns": min_gap}).rows
-    got = {(r[0], r[1]): (r[2], r[3], r[4], sorted(tuple(w) for w in r[5] or [])) for r in rows}
+        rows = starved.starved_rows(p, min_gap)
+        assert p.stores("_range_ops") == bool(slice_gaps)
+        assert len(starved._slices(p, min_gap)) > 20 if slice_gaps else True
+    got = {(r["pid"], r["device"]): (r["starved_ns"], r["starved_gaps"], r["pending_ns"],
+                                     sorted(tuple(w) for w in r["worst"] or [])) for r in rows}
 
     expected = {}
     for key in set(owner.values()):
-        latest, starved, pending = None, [], 0
+        latest, late_gaps, pending = None, [], 0
         for start, end, _, corr in sorted(k for k in kernels if owner[k[3]] == key):
             if latest is not None and start - latest >= min_gap and corr in calls:
                 if calls[corr][0] > latest:
-                    starved.append((start - latest, -latest, start))
+                    late_gaps.append((start - latest, -latest, start))
                 else:
                     pending += start - latest
             latest = end if latest is None else max(latest, end)
-        worst = sorted((-neg, s) for _, neg, s in sorted(starved, reverse=True)[:3])
-        expected[key] = (sum(g for g, _, _ in starved), len(starved), pending, worst)
+        worst = sorted((-neg, s) for _, neg, s in sorted(late_gaps, reverse=True)[:3])
+        expected[key] = (sum(g for g, _, _ in late_gaps), len(late_gaps), pending, worst)
     assert all(v[1] > 20 and v[2] > 0 for v in expected.values())
     assert got == expected

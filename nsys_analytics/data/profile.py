@@ -289,6 +289,12 @@ class Profile:
         for name in names:
             self._ensure(name, named=True)
 
+    def stores(self, name: str) -> bool:
+        """Whether the view `name` is read from a table the columnar cache stored, in time order (a filter on its
+        times then reads only the row groups it needs). Makes it first, as a query reading it would."""
+        self.prepare(f"SELECT * FROM {name}")
+        return self._decodes(name) and self._cache.body(name) is not None
+
     def _decodes(self, name: str) -> bool:
         """Whether the cache stores this view as a table (then what it reads need not be created)."""
         return self._cache.decodes(name) and name not in self._undecoded

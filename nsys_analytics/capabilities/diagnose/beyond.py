@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .data import Window
 from .findings import Finding, cpu_advice, ms, pct, uses_pytorch
+from .starved import starved_rows
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
@@ -90,7 +91,7 @@ def gpu_starved(profile: Profile, window: Window, t: Thresholds) -> list[Finding
     Fires when those gaps add up to >= starved_pct of the GPU span (error at three times that).
     At stake: the starved idle time.
     """
-    rows = profile.run_file("diagnose", "gpu_starved", {"min_gap_ns": round(t.min_gap_us * 1000)}).to_records()
+    rows = starved_rows(profile, round(t.min_gap_us * 1000))
     spans = _span_ns(profile, t.chunks)
     findings = []
     for r in rows:
