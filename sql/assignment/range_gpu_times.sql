@@ -1,7 +1,7 @@
 -- name: range_gpu_times
 -- kind: query
 -- params: $after_ns, $attribution, $ops, $range, $warmup
--- needs: _nvtx_ranges
+-- needs: _nvtx_ranges, warm_reach
 -- range_gpu_times: for each instance of the NVTX ranges matching $range (text, full name or a glob over either), its
 -- CPU time, the GPU projection of the GPU operations launched inside it, and the time from its start to the end of
 -- its last GPU operation (what a timer around it with a device synchronize measures), with whether it is warm-up.
@@ -9,15 +9,13 @@
 -- $warmup (range holding warm-up work, NULL: none); $after_ns (instances starting before it are warm-up, NULL: none);
 -- $ops (the attribution read: _op_ranges, or a table of its rows holding at least those of mode $attribution in the
 -- $range ranges, as sql/attention/attributed_ops.sql makes).
-WITH warm AS (
-    SELECT pid, start_ns, end_ns FROM _nvtx_ranges WHERE text = $warmup OR name = $warmup
-),
-instances AS (
+WITH instances AS (
     SELECT r.range_id, r.start_ns, r.end_ns, r.duration_ns,
         ($after_ns IS NOT NULL AND r.start_ns < $after_ns)
-            OR EXISTS (SELECT 1 FROM warm AS w WHERE w.pid = r.pid AND w.start_ns <= r.start_ns AND r.end_ns <= w.end_ns)
+            OR coalesce(w.reach_ns >= r.end_ns, false)
             AS in_warmup
     FROM _nvtx_ranges AS r
+    ASOF LEFT JOIN warm_reach($warmup) AS w ON w.pid = r.pid AND r.start_ns >= w.start_ns
     WHERE r.text = $range OR r.name = $range OR r.text GLOB $range OR r.name GLOB $range
 ),
 gpu AS (

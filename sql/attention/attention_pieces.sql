@@ -1,7 +1,7 @@
 -- name: attention_pieces
 -- kind: query
 -- params: $after_ns, $attention, $attribution, $fused_names, $mask_regex, $ops, $output, $scores, $softmax, $warmup
--- needs: _nvtx_ranges, graph_executions, strings
+-- needs: _nvtx_ranges, graph_executions, strings, warm_reach
 -- attention_pieces: the GPU time of each attention instance (an NVTX range named $attention), split into the pieces
 -- given by its sub-ranges, one row per instance. Kernels belong to a range as kernel_ranges says in attribution $attribution
 -- (docs/nvtx.md); a kernel of the attention range that is in none of its sub-ranges is in piece 'unassigned' (work
@@ -24,12 +24,6 @@ WITH attn AS (
     SELECT range_id, pid, start_ns, end_ns, row_number() OVER (ORDER BY start_ns, range_id) AS instance
     FROM _nvtx_ranges
     WHERE text = $attention OR name = $attention
-),
-warm_reach AS (  -- per process and warm-up start, the furthest end of the warm-up ranges starting then or earlier:
-                 -- an instance lies inside one of them exactly when that reach, at its start, is at or past its end
-    SELECT pid, start_ns, max(end_ns) OVER (PARTITION BY pid ORDER BY start_ns) AS reach_ns
-    FROM _nvtx_ranges
-    WHERE text = $warmup OR name = $warmup
 ),
 candidates AS (  -- ranges named as a sub-range
     SELECT range_id, pid, start_ns, end_ns,
@@ -120,6 +114,6 @@ SELECT
     coalesce(k.unassigned_ns, 0) AS unassigned_ns, -- other kernels of the instance, in none of its sub-ranges
     coalesce(k.unassigned_kernels, 0) AS unassigned_kernels -- their number
 FROM attn AS a
-ASOF LEFT JOIN warm_reach AS w ON w.pid = a.pid AND a.start_ns >= w.start_ns
+ASOF LEFT JOIN warm_reach($warmup) AS w ON w.pid = a.pid AND a.start_ns >= w.start_ns  -- in a warm-up range
 LEFT JOIN per_instance AS k ON k.attention_id = a.range_id
 ORDER BY instance

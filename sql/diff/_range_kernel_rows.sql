@@ -1,7 +1,7 @@
 -- name: _range_kernel_rows
 -- kind: fragment
 -- params: $from_ns, $steady_warmup, $to_ns
--- needs: _nvtx_ranges, strings
+-- needs: _nvtx_ranges, strings, warm_reach
 -- _range_kernel_rows: the rows of range_kernels and range_kernels_gpu, appended to either (diff/data.py), whose
 -- CTEs per_instance (range_id, kernel_ns: an instance's inclusive kernel time) and per_name (range, name_id,
 -- kernel_ns, kernels: the kernel time per range name and kernel name, innermost range only) it reads.
@@ -18,10 +18,10 @@ SELECT
                                                -- rows: kernels counted
 FROM _nvtx_ranges AS r
 LEFT JOIN per_instance AS i ON i.range_id = r.range_id
+ASOF LEFT JOIN warm_reach($steady_warmup) AS w ON w.pid = r.pid AND r.start_ns >= w.start_ns
 WHERE $from_ns IS NULL
    OR (r.start_ns BETWEEN $from_ns AND $to_ns
-       AND NOT EXISTS (SELECT 1 FROM _nvtx_ranges AS w WHERE (w.text = $steady_warmup OR w.name = $steady_warmup)
-                       AND w.pid = r.pid AND w.start_ns <= r.start_ns AND r.end_ns <= w.end_ns))
+       AND NOT coalesce(w.reach_ns >= r.end_ns, false))
 GROUP BY ALL
 UNION ALL
 SELECT p.range, NULL, s.value, p.kernel_ns, p.kernels
