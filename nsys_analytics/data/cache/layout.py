@@ -58,9 +58,10 @@ THREADS = {"_nvtx_kernel_stats_gpu": 2}
 # Stored views built with a larger DuckDB pool than every other query's (database.MEMORY_LIMIT), in the build's own
 # connection: their groupings fit it where they spill under 1 GB, and the process stays under 2 GiB. --attribution
 # gpu at 50 M kernels: 34.2 s and 1.10 GiB under 1 GB, 15.0 s and 1.53 GiB under 1.5 GB (bench/README.md, "The gpu
-# attribution's pool"); at 10 M the same time. Out of memory in it, cache/store.py builds the view again in the
-# default pool. NSYS_ANALYTICS_MEMORY, when set, wins.
-POOL = {"_nvtx_kernel_stats_gpu": "1.5GB"}
+# attribution's pool"); at 10 M the same time. nvtx-gpu's projection at 50 M: 9.8-10.0 s and 1.20 GiB under 1 GB,
+# 8.4-8.5 s and 1.56 GiB under 1.5 GB ("Starved gaps in slices of time"). Out of memory in it, cache/store.py
+# builds the view again in the default pool. NSYS_ANALYTICS_MEMORY, when set, wins.
+POOL = {"_nvtx_kernel_stats_gpu": "1.5GB", "_nvtx_range_projection": "1.5GB"}
 _COMPAT = re.compile(r'\bcompat\."?([A-Za-z_][A-Za-z0-9_]*)')
 
 
