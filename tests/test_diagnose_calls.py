@@ -94,7 +94,8 @@ def test_gpu_starved_matches_brute_force(tmp_path, monkeypatch, slice_gaps):
         data.prepare(p, data.Window(), True, min_gap_ns=min_gap, chunks=CHUNKS)
         rows = starved.starved_rows(p, min_gap)
         assert p.stores("_range_ops") == bool(slice_gaps)
-        assert len(starved._slices(p, min_gap)) > 20 if slice_gaps else True
+        if slice_gaps:
+            assert len(starved._slices(p, min_gap)) > 20
     got = {(r["pid"], r["device"]): (r["starved_ns"], r["starved_gaps"], r["pending_ns"],
                                      sorted(tuple(w) for w in r["worst"] or [])) for r in rows}
 
