@@ -145,7 +145,13 @@ def test_a_killed_build_leaves_nothing_half_made(cached, tmp_path):
                     "--copies", "60"], check=True, capture_output=True)
     proc = _run_cli("sql", str(big), "SELECT count(*) FROM cuda_api", cache_folder=cached)
     deadline = time.monotonic() + 60
-    while not any(cached.glob("columnar/*/.*.tmp")) and proc.poll() is None and time.monotonic() < deadline:
+    while proc.poll() is None and time.monotonic() < deadline:
+        if any(cached.glob("columnar/*/.*.tmp")):
+            # stopped, it cannot rename the file between this look and the kill (it did now and then)
+            proc.send_signal(signal.SIGSTOP)
+            if any(cached.glob("columnar/*/.*.tmp")):
+                break
+            proc.send_signal(signal.SIGCONT)
         time.sleep(0.002)
     assert proc.poll() is None, "the build ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
