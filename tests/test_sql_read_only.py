@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 
-from .conftest import PROFILES
+from .conftest import PROFILES, ROOT
 
 GOOD = PROFILES / "no_nvtx.sqlite"
 
@@ -132,3 +134,37 @@ def test_configuration_is_locked_for_queries():
         assert p.sql("SELECT current_setting('lock_configuration') AS locked").rows == [(True,)]
         assert p.sql("SELECT current_setting('autoinstall_known_extensions') AS a").rows == [(False,)]
         assert p.sql("SELECT current_setting('allow_community_extensions') AS a").rows == [(False,)]
+
+
+# Another thread's queries on DuckDB's default connection, and a check in the meantime (in its own process: a check
+# that waits there hangs the whole process, GIL included).
+_BESIDE_THEIR_QUERIES = """
+import threading, duckdb
+from nsys_analytics.data import sql_guard
+theirs, stop = duckdb.default_connection(), threading.Event()
+def their_queries():
+    while not stop.is_set():
+        try:
+            theirs.execute("SELECT * FROM no_such_table")
+        except duckdb.CatalogException:
+            pass
+busy = threading.Thread(target=their_queries, daemon=True)
+busy.start()
+for _ in range(20):
+    assert sql_guard.check_read_only("SELECT 1; EXPLAIN SELECT 2") == sql_guard.Reads()
+stop.set()
+busy.join()
+print("checked")
+"""
+
+
+def test_the_check_does_not_use_duckdbs_default_connection():
+    """A program that embeds the package may be using DuckDB's module-wide default connection from another thread;
+    checking a query (EXPLAIN included) does not touch it. It did: the statements were split on that connection, and
+    the process then hung in each of 4 tries of this test."""
+    try:
+        done = subprocess.run([sys.executable, "-c", _BESIDE_THEIR_QUERIES], capture_output=True, text=True,
+                              timeout=60, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the check waited for queries on DuckDB's default connection")
+    assert done.returncode == 0 and done.stdout.split() == ["checked"], done.stderr

@@ -72,13 +72,15 @@ def check_read_only(query: str) -> Reads:
         query.encode("utf-8")
     except UnicodeEncodeError as e:  # bytes that are not UTF-8, from the command line or a file
         raise QueryError(f"the query is not UTF-8 text (at character {e.start}); save it as UTF-8") from None
-    statements = _statements(query)
-    if not statements:
-        raise QueryError("the query has no statement (only ';' or comments)")
-    reads = Reads()
+    # A connection of its own, never DuckDB's module-wide default one: a program that embeds the package may be using
+    # that from another thread, and the check then hung the process (tests/test_sql_read_only.py).
     parser = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                                     "threads": 1})
     try:
+        statements = _statements(parser, query)
+        if not statements:
+            raise QueryError("the query has no statement (only ';' or comments)")
+        reads = Reads()
         for statement in statements:
             _check(parser, query, statement, reads)
     finally:
@@ -93,7 +95,7 @@ def _check(parser, query: str, statement, reads: Reads) -> None:
         raise _refused("PIVOT without an IN list", "DuckDB creates a type for it first; list the values: "
                        "PIVOT t ON col IN ('a', 'b') USING …")
     if statement.type == duckdb.StatementType.EXPLAIN:
-        inner = _statements(_explained(statement.query))
+        inner = _statements(parser, _explained(statement.query))
         if len(inner) != 1:
             raise _refused("this EXPLAIN", "EXPLAIN one SELECT")
         _check(parser, query, inner[0], reads)
@@ -104,9 +106,9 @@ def _check(parser, query: str, statement, reads: Reads) -> None:
         _walk(_tree(parser, statement.query), reads)
 
 
-def _statements(query: str) -> list:
+def _statements(parser, query: str) -> list:
     try:
-        return duckdb.extract_statements(query)
+        return parser.extract_statements(query)
     except duckdb.Error as e:
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise QueryError(f"SQL error: {message}") from None
