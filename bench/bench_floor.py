@@ -37,8 +37,6 @@ from common import count_kernels, nsys_2022, scaled_profile
 from measure import measure
 
 SIZES = {"1M": 1_000_000, "3M": 3_000_000, "10M": 10_000_000}
-FLOOR_SCAN = ("import sqlite3, sys; c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True); "
-              "print(c.execute('SELECT count(*), sum(\"end\" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone())")
 FLOOR_COUNTS = """
 import sqlite3, sys
 c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
@@ -53,11 +51,11 @@ for t, col in (('CUPTI_ACTIVITY_KIND_KERNEL', 'globalPid'), ('CUPTI_ACTIVITY_KIN
     if t in tables:
         print(t, c.execute(f'SELECT ({col} >> 24) & 16777215, count(*) FROM {t} GROUP BY 1').fetchall())
 """
-# The floor of what a command reads: a Python process that scans each event table a first run of it reads from the
-# export with sqlite3 (count, and the total duration where it has one), one after another. The issue holds
-# `nvtx-kernels` and `diagnose` to the kernel table's scan; this is printed beside it, since they read 2.5-3x as many
-# rows (the scaled gpt_train holds 24.9 M CUDA API calls beside its 10 M kernels). After each first run, a
-# note names any table the cache copied that its list lacks.
+# The floors: a Python process that scans event tables of the export with sqlite3 (count, and the total duration
+# where it has one), one after another: the kernel table alone (the scan floor), or every table a command's first
+# run reads (READS). The issue holds `nvtx-kernels` and `diagnose` to the kernel table's scan; the second is printed
+# beside it, since they read 2.5-3x as many rows (the scaled gpt_train holds 24.9 M CUDA API calls beside its 10 M
+# kernels). After each first run, a note names any table the cache copied that its list lacks.
 FLOOR_READ = """
 import sqlite3, sys
 c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
@@ -116,7 +114,8 @@ def bench_size(label: str, kernels: int, runs: int, nsys: str | None) -> None:
     try:
         load = os.getloadavg()[0]
         for _ in range(runs):
-            rows.setdefault("floor scan", []).append(measure([sys.executable, "-c", FLOOR_SCAN, str(profile)]))
+            scan = [sys.executable, "-c", FLOOR_READ, str(profile), KERNEL]
+            rows.setdefault("floor scan", []).append(measure(scan))
             rows.setdefault("floor counts", []).append(measure([sys.executable, "-c", FLOOR_COUNTS, str(profile)]))
             shutil.rmtree(folder, ignore_errors=True)
             for name, tables in READS.items():
@@ -129,8 +128,7 @@ def bench_size(label: str, kernels: int, runs: int, nsys: str | None) -> None:
                 rows.setdefault(f"{name} first", []).append(ours(args, profile, folder))
                 # the cache's copies of export tables (their names are nsys', capitalized; decoded views' are not)
                 copied = {f.name.split(".")[0] for f in folder.rglob("*.parquet") if f.name[0].isupper()}
-                unlisted = copied - set(READS.get(name, ()))
-                if name in READS and unlisted:
+                if name in READS and (unlisted := copied - set(READS[name])):
                     print(f"note: the first `{name}` also read {', '.join(sorted(unlisted))}", flush=True)
             for name, (args, floor, _, _) in COMMANDS.items():  # a cache built by the four first answers
                 if floor is not None:
@@ -170,8 +168,8 @@ def bench_size(label: str, kernels: int, runs: int, nsys: str | None) -> None:
             read = got.get(f"floor {name}")
             read_ratio = f"{first['wall_s'] / read['wall_s']:.1f}×" if first and read else "—"
             print(f"| `{name}` | {cell(first)} | {f'{ratio:.1f}×' if ratio else '—'} | {goal} | {read_ratio} | "
-                  f"{cell(warm)} | "
-                  f"{cell(replayed)} | {cell(ref) + f' ({report})' if ref else '—'} | {speed} |", flush=True)
+                  f"{cell(warm)} | {cell(replayed)} | {cell(ref) + f' ({report})' if ref else '—'} | {speed} |",
+                  flush=True)
         print(f"\n`diagnose` warm with its remembered report removed (the rules run again): "
               f"{cell(got['diagnose rerun'])}")
         size = statistics.median(sizes)
