@@ -155,3 +155,52 @@ def test_diagnose_lowers_duckdb_memory_only_while_it_runs(tmp_path, monkeypatch)
     with nsys_analytics.open(path) as p:
         diagnose(p, ("launch_bound",))
     assert seen[0] == "667.5 MiB" and after == "953.6 MiB" and seen[1] == "286.1 MiB"
+
+
+def two_processes_sharing_a_gpu(path: Path) -> Path:
+    """Process 100 runs kernels at 1 ms and 100 ms, process 200 at 2 ms and 101 ms, each 0.1 ms, both on GPU 0;
+    each calls cudaDeviceSynchronize for the second half of its second kernel, and its third kernel starts 5 ms
+    after that. Each process's span is 99.1 ms, almost all of it idle."""
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE StringIds (id INTEGER, value TEXT)")
+    con.executemany("INSERT INTO StringIds VALUES (?, ?)", [*STRINGS.items(), (4, "cudaDeviceSynchronize_v3020")])
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, contextId INT, "
+                "streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT)")
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, globalTid INT, correlationId INT, "
+                "nameId INT)")
+    ms = 1_000 * US
+    for pid, first in ((100, 1 * ms), (200, 2 * ms)):
+        starts = (first, first + 99 * ms, first + 99 * ms + 100 * US + 5 * ms)
+        for i, start in enumerate(starts):
+            corr = pid + i
+            con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 1, 7, ?, ?, 1, 1)",
+                        (start, start + 100 * US, corr, pid << 24))
+            con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, 2)",
+                        (start - 10 * US, start - 5 * US, (pid << 24) + pid, corr))
+        sync = starts[1] + 50 * US  # from mid-kernel to the kernel's end: 50 us of the call, none of it idle
+        con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, 4)",
+                    (sync, starts[1] + 100 * US, (pid << 24) + pid, pid + 50))
+    con.commit()
+    con.close()
+    return path
+
+
+def test_each_process_sharing_a_gpu_is_diagnosed_on_its_own_span(tmp_path):
+    """nsys' rules measure each process on its own span: two processes' stretches overlap in time, so their sum
+    (209.2 ms) would put more at stake than the capture lasts (109.2 ms). One finding per process, named."""
+    path = two_processes_sharing_a_gpu(tmp_path / "two.sqlite")
+    with nsys_analytics.open(path) as p:
+        report = diagnose(p, ("gpu_time_util", "cuda_api_sync", "gpu_utilization"))
+    util = sorted((f for f in report.findings if f.rule == "gpu_time_util"), key=lambda f: f.pid)
+    assert [f.pid for f in util] == [100, 200]
+    span_ns = 104_200 * US  # first kernel's start to the last one's end: 1 ms to 105.2 ms, 2 ms to 106.2 ms
+    for f in util:
+        assert f.at_stake_ns <= span_ns and f.summary.startswith(f"PID {f.pid}: GPU Time Utilization: ")
+    syncs = sorted((f for f in report.findings if f.rule == "cuda_api_sync"), key=lambda f: f.pid)
+    assert [(f.pid, f.figures["rows"], f.figures["span_ns"]) for f in syncs] == [(100, 1, span_ns),
+                                                                              (200, 1, span_ns)]
+    # idle from each call's start to its process's next kernel: 5 ms after the return, charged at most the call's 50 us
+    assert [f.at_stake_ns for f in syncs] == [50 * US, 50 * US]
+    busy = sorted((f.pid, f.figures["busy_ns"], f.figures["span_ns"]) for f in report.findings
+                  if f.rule == "gpu_utilization")
+    assert busy == [(100, 300 * US, span_ns), (200, 300 * US, span_ns)]

@@ -1,6 +1,6 @@
 -- name: sync_idle
 -- kind: query
--- params: none
+-- params: $pid
 -- needs: _diag.busy_at, _diag.next_at, _diag.spans, _diag.sync_calls
 -- sync_idle: the GPU idle time that cuda_api_sync's calls cause: for each call and device of its process, the idle
 -- time (no GPU operation on any stream) from the call's start to the first GPU operation that starts after it
@@ -11,6 +11,7 @@
 -- returns, the device is idle from the later of the return and the latest end of the operations started before,
 -- up to the next operation's start (_diag.next_at; none after the device's last operation).
 -- Needs: _diag.sync_calls, _diag.busy_at (all work: kernels = false), _diag.next_at, _diag.spans.
+-- Params: $pid: the calls of that process alone (NULL: every process).
 -- One row: the totals, the GPU span of the devices charged, and the three calls that cost most.
 WITH
     charged AS (
@@ -27,6 +28,7 @@ WITH
           ON NOT b_to.kernels AND b_to.pid = c.pid AND b_to.device = c.device AND b_to.t = c.until_ns
         LEFT JOIN _diag.next_at AS n
           ON n.pid = c.pid AND n.device = c.device AND n.t = c.until_ns
+        WHERE $pid IS NULL OR c.pid = $pid
     )
 SELECT
     count(DISTINCT (pid, call_start_ns, call_end_ns)) AS calls, -- calls charged
@@ -35,6 +37,6 @@ SELECT
     max_by([from_ns, to_ns], [idle_ns, -from_ns], 3) FILTER (WHERE idle_ns > 0) AS worst,
                                                     -- the three costliest: [call start, next operation] (ns)
     (SELECT coalesce(sum(end_ns - start_ns), 0) FROM _diag.spans
-     WHERE (pid, device) IN (SELECT (pid, device) FROM _diag.sync_calls))::BIGINT AS span_ns
-                                                    -- GPU span of the devices charged (ns)
+     WHERE (pid, device) IN (SELECT (pid, device) FROM _diag.sync_calls WHERE $pid IS NULL OR pid = $pid))::BIGINT
+        AS span_ns                                  -- GPU span of the devices charged (ns)
 FROM charged

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...data import sql_files
@@ -42,13 +42,14 @@ class NsysRule:
 @dataclass
 class RuleOutcome:
     """What one nsys rule gave: rows (`result`, at most --rows) or the reason it was skipped; `total_rows` and
-    `total_ns` count every row the rule has, shown or not."""
+    `total_ns` count every row the rule has, shown or not, and `by_pid` the same per process ({pid: (rows, ns)})."""
 
     rule: NsysRule
     result: Result | None = None
     skipped: str | None = None
     total_rows: int = 0
     total_ns: int = 0
+    by_pid: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 _COPY_HEADERS = ("Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", "Bytes (MB)", "PID", "Device ID",
@@ -105,7 +106,9 @@ def run_nsys_rule(profile: Profile, rule: NsysRule, window: Window, options: Nsy
         return RuleOutcome(rule, skipped=missing)
     params = {**window.params(), **rule.params(options), "rows": options.rows}
     result = profile.run_file("diagnose", rule.name, params)
-    outcome = RuleOutcome(rule, result, None, *_totals(profile, rule, params, result))
+    by_pid = _totals(profile, rule, params, result)
+    outcome = RuleOutcome(rule, result, None, sum(n for n, _ in by_pid.values()),
+                          sum(ns for _, ns in by_pid.values()), by_pid)
     if rule.mb_column:
         i = result.columns.index(rule.mb_column)
         result.rows = [(*r[:i], _mb(r[i]), *r[i + 1:]) for r in result.rows]
@@ -113,16 +116,21 @@ def run_nsys_rule(profile: Profile, rule: NsysRule, window: Window, options: Nsy
     return outcome
 
 
-def _totals(profile: Profile, rule: NsysRule, params: dict, result: Result) -> tuple[int, int]:
-    """(rows, summed duration_ns) of every row of the rule: those shown, or when --rows cut them, a count over the
-    rule's query without the limit (the database counts; no row comes to Python)."""
+def _totals(profile: Profile, rule: NsysRule, params: dict, result: Result) -> dict[int, tuple[int, int]]:
+    """{pid: (rows, summed duration_ns)} of every row of the rule: those shown, or when --rows cut them, a count over
+    the rule's query without the limit (the database counts; no row comes to Python)."""
     if params["rows"] is None or len(result.rows) < params["rows"]:
-        return len(result.rows), int(sum(result.column("duration_ns")))
+        totals: dict[int, tuple[int, int]] = {}
+        for pid, duration in zip(result.column("pid"), result.column("duration_ns")):
+            n, ns = totals.get(pid, (0, 0))
+            totals[pid] = (n + 1, ns + int(duration))
+        return totals
     from .data import query_body
 
     body = sql_files.inline_params(query_body(rule.name), {**params, "rows": None})
-    n, total = profile.sql(f"SELECT count(*), coalesce(sum(duration_ns), 0) FROM ({body}) AS every_row").rows[0]
-    return int(n), int(total)
+    rows = profile.sql(f"SELECT pid, count(*), coalesce(sum(duration_ns), 0) FROM ({body}) AS every_row "
+                       "GROUP BY pid").rows
+    return {pid: (int(n), int(ns)) for pid, n, ns in rows}
 
 
 def _missing_data(profile: Profile, rule: NsysRule) -> str | None:

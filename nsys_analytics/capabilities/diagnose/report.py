@@ -114,6 +114,7 @@ def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_opt
         else:
             report.findings += outcomes[name]
     report.findings.sort(key=lambda f: (-f.at_stake_ns, -rank(f.severity), f.rule))
+    _name_places(report.findings)
     attach_ranges(profile, report.findings)
     return report
 
@@ -209,26 +210,42 @@ _CUDA_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUP
 
 
 def _nsys_finding(outcome: RuleOutcome, profile: Profile) -> list[Finding]:
-    """An nsys rule with rows becomes one warning; its totals count every row, not only the --rows shown. The time
-    at stake is the rows' total duration, except for synchronization calls: the GPU idle time they cause (sync.py)."""
+    """An nsys rule with rows becomes one warning per process (nsys' rules measure each process on its own: two
+    processes sharing a GPU have two spans, whose stretches overlap); its totals count every row, not only the --rows
+    shown. The time at stake is the rows' total duration, except for synchronization calls: the GPU idle time they
+    cause (sync.py)."""
     result = outcome.result
     if result is None or not outcome.total_rows:
         return []
-    durations = result.column("duration_ns")
-    starts = result.column("start_ns")
-    pids = result.column("pid") if "pid" in result.columns else [None] * len(durations)
-    worst = sorted(zip(durations, starts, pids), key=lambda r: (r[0], r[1]), reverse=True)[:3]
-    windows = sorted((s, s + d) for d, s, _ in worst)
-    pid = worst[0][2] if len({p for _, _, p in worst}) == 1 else None  # NVTX ranges: that process's only (none
-                                                                          # shown with --rows 0: any process)
-    rule, n, shown = outcome.rule, outcome.total_rows, len(result.rows)
-    summary = f"{rule.title}: {n:,} {rule.nouns[n != 1]}, {ms(outcome.total_ns)} in all" + (
-        f"; {shown:,} shown" if shown < n else "")
-    finding = Finding(rule.name, "warning", summary, rule.advice.format(cpu=cpu_advice(profile)),
-                      int(outcome.total_ns), windows, {"rows": n, "shown": shown, "total_ns": outcome.total_ns}, pid)
-    if rule.name == "cuda_api_sync":
-        sync_idle(profile, finding)
-    return [finding]
+    rule = outcome.rule
+    shown_rows = list(zip(result.column("pid"), result.column("duration_ns"), result.column("start_ns")))
+    findings = []
+    for pid, (n, total_ns) in outcome.by_pid.items():
+        mine = [(d, s) for p, d, s in shown_rows if p == pid]
+        worst = sorted(mine, reverse=True)[:3]
+        shown = len(mine)
+        summary = f"{rule.title}: {n:,} {rule.nouns[n != 1]}, {ms(total_ns)} in all" + (
+            f"; {shown:,} shown" if shown < n else "")
+        finding = Finding(rule.name, "warning", summary, rule.advice.format(cpu=cpu_advice(profile)), int(total_ns),
+                          sorted((s, s + d) for d, s in worst), {"rows": n, "shown": shown, "total_ns": total_ns},
+                          pid)
+        if rule.name == "cuda_api_sync":
+            sync_idle(profile, finding)
+        findings.append(finding)
+    return findings
+
+
+def _name_places(findings: list[Finding]) -> None:
+    """Where findings come from several processes or GPUs, each summary starts with its own ("PID 1013, GPU 0: ..."):
+    each rule measures a process and device on its own span, and two alike lines would read as one repeated."""
+    places = {(f.pid, f.device) for f in findings if f.pid is not None}
+    several_pids = len({pid for pid, _ in places}) > 1
+    several_gpus = len({device for _, device in places if device is not None}) > 1
+    for f in findings:
+        where = [f"PID {f.pid}"] if several_pids and f.pid is not None else []
+        where += [f"GPU {f.device}"] if several_gpus and f.device is not None else []
+        if where:
+            f.summary = f"{', '.join(where)}: {f.summary}"
 
 
 def _outcome_dict(outcome: RuleOutcome) -> dict[str, Any]:

@@ -18,8 +18,8 @@ IDLE_WARNING_PCT = 5.0
 
 def sync_idle(profile: Profile, finding: Finding) -> None:
     """Charge `finding` (cuda_api_sync's) with the GPU idle time its calls cause: time at stake, worst windows,
-    severity and a clause of its summary."""
-    row = profile.run_file("diagnose", "sync_idle").to_records()[0]
+    severity and a clause of its summary. The calls and the span are those of the finding's process."""
+    row = profile.run_file("diagnose", "sync_idle", {"pid": finding.pid}).to_records()[0]
     idle, span = int(row["idle_ns"]), int(row["span_ns"])
     share = pct(idle, span)
     finding.at_stake_ns = idle
