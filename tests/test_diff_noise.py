@@ -208,6 +208,32 @@ def test_rank_count_mismatch_warns_or_refuses(tmp_path):
     assert invoke("diff", TRAIN, SDPA, "--strict").exit_code == 0
 
 
+@pytest.mark.parametrize("repeat", ["path", "copy"])
+def test_a_run_given_twice_on_one_side_is_refused(repeat, tmp_path):
+    """One capture counted as two runs has no spread: Welch's t then reads any difference as beyond noise
+    (p = 0). By its path or as a byte-identical copy: exit 2, one line; both sides may name it."""
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(TRAIN, copy)
+    args = {"path": (TRAIN, TRAIN, "--vs", SDPA, copy), "copy": (SDPA, "--vs", TRAIN, copy)}[repeat]
+    result = invoke("diff", *args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "on the " + ("base" if repeat == "path" else "new") + " side are one run" in result.output
+    assert "No change beyond run-to-run noise" in diff_json(TRAIN, copy)["verdict"]
+
+
+def test_no_change_is_not_beyond_noise_whatever_the_minimum_effect():
+    assert not judge("kernel", [100.0], [100.0], 0.05, min_effect_pct=0.0).beyond
+    assert judge("kernel", [100.0], [100.1], 0.05, min_effect_pct=0.0).beyond
+
+
+def test_runs_diff_refuses_a_run_named_twice_on_one_side(tmp_path):
+    db = tmp_path / "c.db"
+    for path in (TRAIN, SDPA):
+        assert invoke("runs", "add", path, "--db", db).exit_code == 0
+    result = invoke("runs", "diff", 1, 1, "--vs", 2, "--db", db)
+    assert result.exit_code == 2 and "named twice on the base side" in result.output, result.output
+
+
 def test_runs_diff_says_what_diff_says(tmp_path):
     db = tmp_path / "c.db"
     for path, tag in ((TRAIN, "manual"), (SDPA, "sdpa")):

@@ -192,6 +192,10 @@ def _run_sides(catalog, items: tuple[str, ...]) -> tuple[list[int], list[int]]:
     sides = (_run_ids(catalog, items[:at]), _run_ids(catalog, items[at + 1:]))
     if not sides[0] or not sides[1] or items.count("--vs") > 1:
         raise UsageError("--vs needs at least one run (an id or KEY=VALUE) on each side: A... --vs B...")
+    for ids, side in zip(sides, ("base", "new")):
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:  # one run counted twice has no spread: any difference would read as beyond noise
+            raise UsageError(f"run {repeated[0]} is named twice on the {side} side: give each run once")
     return sides
 
 

@@ -42,7 +42,8 @@ class Judgement:
 def judge(metric: str, base: list[float], new: list[float], alpha: float,
           min_effect_pct: float | None = None) -> Judgement:
     """Base and new run values (each run's mean per step) -> a judgement: Welch's t-test (p < alpha) with at
-    least two runs per side, else |change| >= the minimum effect."""
+    least two runs per side, else |change| >= the minimum effect (no change is never beyond noise, whatever the
+    minimum)."""
     threshold = MIN_EFFECT_PCT[metric] if min_effect_pct is None else min_effect_pct
     b, n = sum(base) / len(base), sum(new) / len(new)
     change = 100.0 * (n - b) / b if b else None
@@ -50,7 +51,7 @@ def judge(metric: str, base: list[float], new: list[float], alpha: float,
         p = welch_p(base, new)
         return Judgement(metric, b, n, change, (len(base), len(new)), p, threshold, p < alpha)
     return Judgement(metric, b, n, change, (len(base), len(new)), None, threshold,
-                     change is not None and abs(change) >= threshold)
+                     bool(change) and abs(change) >= threshold)
 
 
 def welch_p(a: list[float], b: list[float]) -> float:

@@ -33,7 +33,35 @@ def split_sides(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
 
 def split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]]:
     """The runs of each side: `A1 A2 --vs B1 B2` (each a profile or a glob of profiles, one run each), else
-    `split_sides` (one run per side, of one or more ranks)."""
+    `split_sides` (one run per side, of one or more ranks). A profile given twice on one side is refused
+    (`refuse_repeats`)."""
+    base_runs, new_runs = _split_runs(args)
+    refuse_repeats(base_runs, "base")
+    refuse_repeats(new_runs, "new")
+    return base_runs, new_runs
+
+
+def refuse_repeats(runs: list[list[str]], side: str) -> None:
+    """UsageError when one side names a run twice, by its path or as a byte-identical copy: one capture counted as
+    two runs has no spread, and any difference would read as beyond noise. Two captures are never byte-identical.
+    Both sides may name the same profile (it reads as no change)."""
+    from ...data.cache.digest import content_digest
+
+    seen: dict[tuple[str, ...], list[str]] = {}
+    for run in runs:
+        if not all(Path(p).exists() for p in run):
+            continue  # reading it says what is wrong
+        key = tuple(content_digest(p) for p in run)
+        if key in seen:
+            first, again = " ".join(seen[key]), " ".join(run)
+            same = "given twice" if [Path(p).resolve() for p in seen[key]] == [Path(p).resolve() for p in run] \
+                else "identical copies"
+            raise UsageError(f"{first} and {again} on the {side} side are one run ({same}): give each run once; "
+                             "repeated runs are separate captures")
+        seen[key] = run
+
+
+def _split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]]:
     if "--vs" not in args:
         base, new = split_sides(args)
         return [base], [new]
