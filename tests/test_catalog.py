@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 
-from .conftest import PROFILES, oracle_csv, read_csv
+from .conftest import FIXTURES, PROFILES, oracle_csv, read_csv, unpacked
 
 TRAIN, SDPA, FORWARD = PROFILES / "gpt_train.sqlite", PROFILES / "gpt_sdpa_train.sqlite", PROFILES / "gpt_forward.sqlite"
 RENAMED = PROFILES / "gpt_renamed_forward.sqlite"
@@ -155,6 +155,19 @@ def test_gate_exits_4_on_a_regression_with_the_verdict(db, tmp_path):
     assert faster.exit_code == 0 and faster.output.startswith("PASS"), faster.output
     loose = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "1", "--max-regression", "50", "--db", db])
     assert loose.exit_code == 0, loose.output
+
+
+def test_a_gate_failed_on_its_threshold_alone_does_not_say_no_change(db):
+    """Two A/A runs of the same code (fixtures/diff), one per side: the step time moved by more than the 5 % budget
+    and less than diff's 45 % minimum effect: FAIL (exit 4), saying that the threshold failed it and that diff
+    calls it within noise, never "No change" in the same line."""
+    for name in ("gpt_aa_1", "gpt_aa_2"):
+        runs("add", unpacked(FIXTURES / "diff" / f"{name}.sqlite.xz"), db=db)
+    result = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "1", "--db", db])
+    line = result.output.strip()
+    change = float(line.split("(regression ")[1].split(" %")[0])
+    assert result.exit_code == 4 and 5 < change < 45, line
+    assert "Failed on the threshold alone" in line and "within noise" in line and "No change" not in line
 
 
 def test_python_catalog_returns_dataframes(db):

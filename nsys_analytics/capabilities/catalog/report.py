@@ -86,8 +86,15 @@ def gate(report: DiffReport, max_regression_pct: float, base_id: int | None, new
     noise = (f"p = {h['p_value']:.2g}, {'beyond' if beyond else 'within'} run-to-run noise" if beyond is not None
              else "one run per side: the threshold decides")
     figures = f"{what}{h['base_ns'] / 1e6:.3f} ms -> {h['new_ns'] / 1e6:.3f} ms ({change:+.1f} %, {noise})"
+    story = report.verdict
+    step = h.get("step") or {}
+    if failed and beyond is None and h.get("moved") == "none" and step.get("min_effect_pct") is not None:
+        # diff's verdict says no change beyond noise: say that the threshold failed it, not the noise test
+        story = (f"Failed on the threshold alone: with one run per side, diff calls a step time change beyond "
+                 f"run-to-run noise only from {step['min_effect_pct']:g} % (the spread of identical runs), so it "
+                 "calls this one within noise; more runs per side (`runs diff A1 A2 --vs B1 B2`) would tell.")
     return GateDecision(failed, f"{'FAIL' if failed else 'PASS'} ({why}; {new_name} vs {base}): {figures}. "
-                                f"{report.verdict}")
+                                f"{story}")
 
 
 def parse_metric(text: str) -> tuple[str, str | None]:
