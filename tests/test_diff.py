@@ -150,6 +150,18 @@ def test_cli_formats(fmt, tmp_path):
         assert result.output.startswith(("GPU kernel time per step", "**GPU kernel time per step"))
 
 
+def test_csv_keeps_p_and_q_as_json_gives_them():
+    """CSV writes floats with nsys' one decimal; p and q keep six significant digits, so that a program can compare
+    them with its alpha (one decimal read every p below 0.05 as 0.0)."""
+    args = ("diff", TRAIN, SDPA, "--attribution", "none", "--name", "short")
+    rows = list(csv.DictReader(io.StringIO(invoke(*args, "--format", "csv").output)))
+    kernels = json.loads(invoke(*args, "--format", "json").output)["kernels"]
+    assert len(rows) == len(kernels) and any(k["p_value"] and k["p_value"] < 0.05 for k in kernels)
+    for r, k in zip(rows, kernels):
+        for text, value in ((r["p"], k["p_value"]), (r["q (BH)"], k["q_value"])):
+            assert (float(text) == pytest.approx(value, rel=1e-5)) if value is not None else text == ""
+
+
 def test_cli_plot_and_output(tmp_path):
     png, out = tmp_path / "d.png", tmp_path / "d.md"
     result = invoke("diff", FORWARD, RENAMED, "--plot", png, "--format", "markdown", "-o", out)

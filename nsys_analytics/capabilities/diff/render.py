@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ...output.render import render
@@ -29,7 +30,7 @@ def render_report(report: DiffReport, fmt: str, tables: tuple[str, ...] = TABLES
         return json.dumps(report.to_dict(), indent=2, default=str) + "\n"
     chosen = {k: r for k, r in report.tables().items() if k in tables}
     if fmt == "csv":
-        return "".join(render(r, "csv") for r in chosen.values())
+        return "".join(render(_p_values_kept(r), "csv") for r in chosen.values())
     head = f"**{report.verdict}**\n\n" if fmt == "markdown" else f"{report.verdict}\n\n"
     head += f"base: {', '.join(report.base_labels)}    new: {', '.join(report.new_labels)}\n"
     body = "".join(_section(name, _readable(r, limit), fmt) for name, r in chosen.items())
@@ -53,6 +54,17 @@ def _readable(result: Result, limit: int | None) -> Result:
     more = len(result.rows) - len(rows)
     notes = ([f"... {more} more rows (--limit 0 shows all)"] if more else []) + result.notes
     return Result(result.columns, rows, notes, result.headers, key_columns=_KEYS)
+
+
+def _p_values_kept(result: Result) -> Result:
+    """For programs: p and q with six significant digits (2.92111e-07), where CSV writes other floats with nsys' one
+    decimal (which read every p below 0.05 as 0.0)."""
+    columns = [i for i, c in enumerate(result.columns) if c in ("p_value", "q_value")]
+    if not columns:
+        return result
+    rows = [tuple(f"{v:.6g}" if i in columns and isinstance(v, float) else v for i, v in enumerate(r))
+            for r in result.rows]
+    return replace(result, rows=rows)
 
 
 # What a narrow terminal keeps longest (output/fit.py): what changed and by how much; each table has its own.
