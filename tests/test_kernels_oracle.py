@@ -68,3 +68,13 @@ def test_shared_profile_matches_nsys(profile, report, options):
     except FileNotFoundError:
         pytest.skip(f"no {report} oracle for {profile.stem}")
     assert_same_cells(profile, report, options)
+
+
+def test_a_limited_table_keeps_nsys_shares_and_says_of_what():
+    """--limit 2: the two heaviest rows of nsys' CSV, cell for cell (their Time (%) of every kernel, not of the two
+    shown), and the note says the share is of all the kernels."""
+    profile = PROFILES / "gpt_train.sqlite"
+    expected = read_csv(oracle_csv(profile, "cuda_gpu_kern_sum"))
+    assert our_csv(profile, ["--limit", "2"]) == expected[:3]
+    table = CliRunner().invoke(cli, ["kernels", str(profile), "--limit", "2"]).output
+    assert "share of the summed GPU time of all the kernels the report covers; --limit shows the 2 heaviest" in table

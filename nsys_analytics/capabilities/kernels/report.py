@@ -47,7 +47,9 @@ def kernel_summary(
         tuple(nsys_round(v) if i in rounded else v for i, v in enumerate(row)) for row in result.rows
     ]
     result.headers = [NSYS_HEADERS[c] for c in result.columns]
-    result.notes.append("Time (%) is each kernel's share of the summed GPU time of the kernels listed.")
+    result.notes.append("Time (%) is each kernel's share of the summed GPU time of the kernels listed." if limit is None
+                        else "Time (%) is each kernel's share of the summed GPU time of all the kernels the report "
+                             f"covers; --limit shows the {limit:,} heaviest.")
     result.notes.extend(graph_note(profile, graphs))
     return result
 
