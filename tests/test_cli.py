@@ -73,6 +73,13 @@ def test_kernels_time_window_and_stream_filters():
     assert sum(r["instances"] for r in all_again) == total
 
 
+@pytest.mark.parametrize("command", ["kernels", "classify", "breakdown"])
+def test_a_start_after_the_end_is_a_usage_error(command):
+    result = CliRunner().invoke(cli, [command, str(TRAIN), "--start", "2.65s", "--end", "2.6s"])
+    assert result.exit_code == 2 and result.output == (
+        "Error: --start 2.65s is later than --end 2.6s: give the earlier time as --start\n")
+
+
 def test_kernels_table_shortens_long_names_only_in_table():
     table = run("kernels", str(TRAIN), "--format", "table")
     csv_out = run("kernels", str(TRAIN), "--format", "csv")

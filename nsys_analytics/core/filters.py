@@ -39,6 +39,9 @@ class KernelFilter:
                 raise UsageError(f"--match {self.match!r} is not a valid regular expression ({e})") from e
         if self.attribution not in ATTRIBUTIONS:
             raise UsageError(f"attribution {self.attribution!r}: choose one of {', '.join(ATTRIBUTIONS)}")
+        if self.start_ns is not None and self.end_ns is not None and self.start_ns > self.end_ns:
+            raise UsageError(f"--start {self.start_ns / 1e9:g}s is later than --end {self.end_ns / 1e9:g}s: "
+                             "give the earlier time as --start")
 
     @property
     def by_range(self) -> bool:
