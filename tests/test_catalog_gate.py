@@ -146,6 +146,17 @@ def test_bad_metrics_are_refused(tmp_path, metric):
     assert code == 2 and line.count("\n") == 0 and "--metric" in line, line
 
 
+@pytest.mark.parametrize("metric", ["kernel:nosuch", "category:nosuch", "range:nosuch"])
+def test_a_trend_of_a_name_no_run_has_is_refused(tmp_path, metric):
+    """A misspelt name would read as a metric without values: exit 2, one line; a name some run has is a trend."""
+    db = str(tmp_path / "runs.db")
+    add(SDPA, "branch=main", db=db)
+    result = CliRunner().invoke(cli, ["runs", "trend", "--metric", metric, "--db", db])
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "nosuch" in result.output, result.output
+    kept = CliRunner().invoke(cli, ["runs", "trend", "--metric", metric.replace("nosuch", "matmul"), "--db", db])
+    assert kept.exit_code == (0 if metric.startswith("category") else 2), kept.output
+
+
 def test_a_range_new_does_not_have_is_refused(tmp_path):
     db = str(tmp_path / "runs.db")
     add(SDPA, "branch=main", db=db)

@@ -247,3 +247,11 @@ def test_the_changes_equal_nsys_recipe_diff_where_they_overlap():
         assert -d["Count"] == r["new_instances"] - r["base_instances"], name
         assert -d["Sum"] == r["change_ns"], name
         assert -d["Mean"] == pytest.approx(r["new_avg_ns"] - r["base_avg_ns"], abs=0.1), name  # recipe: 1 decimal
+
+
+@pytest.mark.parametrize("table, why", [("runs", "several runs per side"), ("ranks", "several ranks per side")])
+def test_a_table_this_comparison_lacks_is_a_usage_error(table, why):
+    """One run per side has no runs or ranks table: one line saying what gives it, exit 2, never an empty output."""
+    for fmt in ("table", "csv"):
+        result = invoke("diff", TRAIN, SDPA, "--table", table, "--format", fmt)
+        assert result.exit_code == 2 and result.output.count("\n") == 1 and why in result.output, result.output

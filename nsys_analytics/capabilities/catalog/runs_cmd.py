@@ -238,7 +238,12 @@ def trend(metric, tag_items, since, limit, plot, db, fmt, output):
     kind, name = parse_metric(metric)
     catalog = _open(db)
     runs = list_runs(catalog, _tags(tag_items), _when(since), None, limit)
-    result = trend_result(runs, metric_series(catalog, kind, name, [r["id"] for r in runs]), metric)
+    series = metric_series(catalog, kind, name, [r["id"] for r in runs])
+    if runs and name is not None and not series:  # a misspelt name would read as a metric with no values
+        what = {"kernel": "a kernel", "category": "a category", "range": "an NVTX range"}[kind]
+        raise UsageError(f"--metric {metric}: none of the {len(runs):,} runs selected has {what} named {name!r} "
+                         "(`runs show ID` lists a run's kernels, categories and ranges)")
+    result = trend_result(runs, series, metric)
     _emit_tables({"trend": result}, fmt, output)
     if plot is not None:
         from .plot import plot_trend

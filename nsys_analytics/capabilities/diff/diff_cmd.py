@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ...core.errors import UsageError
+
 from . import ALPHA, ATTRIBUTIONS, TABLES, WINDOWS
 from ...output.options import output_options
 from ...cli.rules_option import RULES_OPTION
@@ -107,9 +109,19 @@ def parse_min_effects(items: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
+_ONLY_WITH = {"ranks": "several ranks per side (--base A B --new C D)",
+              "range_categories": "kernels attributed to NVTX ranges (--attribution other than none)",
+              "runs": "several runs per side (A1 A2 --vs B1 B2)"}
+
+
 def write_report(report, fmt, tables, limit, output, plot) -> None:
     from .render import DiffOutput
     from ...output.write import write
+
+    missing = [t for t in tables if t not in report.tables()]
+    if missing:  # a table this comparison has no rows for: say so, rather than print nothing
+        raise UsageError(f"--table {missing[0]}: this comparison has no such table; it comes with "
+                         f"{_ONLY_WITH.get(missing[0], 'other inputs')}")
 
     write(DiffOutput(report, tables, limit or None), fmt, output, tables[0] if len(tables) == 1 else None)
     if plot is not None:
