@@ -88,7 +88,7 @@ ALLOWED = {
     "explain": ("EXPLAIN SELECT * FROM kernels", "explain_key"),
     "pragma table_info": ("PRAGMA table_info('raw.StringIds')", "cid"),
     "raw table": ("SELECT count(*) AS n FROM raw.StringIds", "n"),
-    "two selects": ("SELECT 1 AS a; SELECT 2 AS b", "b"),
+    "one statement and its semicolon": ("SELECT 1 AS a;", "a"),
     "a string that names a refused word": ("SELECT 'COPY, ATTACH and INSTALL' AS words", "words"),
 }
 
@@ -101,6 +101,18 @@ def test_read_only_statements_run(folder, name):
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0].split(",")[0] == column
     assert state(folder) == before
+
+
+def test_several_statements_are_refused_after_each_is_checked(folder):
+    """DuckDB runs every statement and returns the last one's rows: two SELECTs would show the second alone. One line,
+    exit 2; a refused statement among them is named as such."""
+    result = run_sql(folder, "SELECT 1 AS a; SELECT 2 AS b")
+    assert result.exit_code == 2 and result.output == (
+        "Error: the query has 2 statements; give one (its rows are the answer), e.g. with WITH ... SELECT or "
+        "UNION ALL\n"), result.output
+    assert "DROP is refused" in run_sql(folder, "SELECT 1; DROP TABLE kernels").output
+    empty = run_sql(folder, "")
+    assert empty.exit_code == 2 and empty.output == "Error: the query is empty\n", empty.output
 
 
 def test_users_own_csv_and_parquet_can_be_read(folder):
@@ -151,7 +163,7 @@ def their_queries():
 busy = threading.Thread(target=their_queries, daemon=True)
 busy.start()
 for _ in range(20):
-    assert sql_guard.check_read_only("SELECT 1; EXPLAIN SELECT 2") == sql_guard.Reads()
+    assert sql_guard.check_read_only("EXPLAIN SELECT 2;") == sql_guard.Reads()
 stop.set()
 busy.join()
 print("checked")

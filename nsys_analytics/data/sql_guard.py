@@ -83,6 +83,9 @@ def check_read_only(query: str) -> Reads:
         reads = Reads()
         for statement in statements:
             _check(parser, query, statement, reads)
+        if len(statements) > 1:  # DuckDB would run them all and show the last alone
+            raise QueryError(f"the query has {len(statements)} statements; give one (its rows are the answer), "
+                             "e.g. with WITH ... SELECT or UNION ALL")
     finally:
         parser.close()
     return reads

@@ -97,6 +97,8 @@ def _looks_like_profile(word: str) -> bool:
     is neither."""
     from pathlib import Path
 
+    if not word.strip():  # Path('') is the current folder
+        return False
     if Path(word).suffix in (".sqlite", ".nsys-rep", ".qdrep", ".ncu-rep"):
         return True
     try:
