@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from click.testing import CliRunner
@@ -46,3 +47,21 @@ def test_a_partial_set_is_named_and_a_whole_run_is_not():
     part = run(*files[:2])
     assert part.exit_code == 0 and "WORLD_SIZE is 4 but 2 ranks were given: a partial set" in part.stderr
     assert run(*files[:2], "--strict").exit_code == 1
+
+
+def test_one_rank_alone_is_a_partial_set_with_its_own_nccl_time_per_range():
+    """One file of a 2-rank job: named a partial set, and its ranges' NCCL time is the one the whole job gives that
+    rank (there was none: collectives were matched only across two or more ranks); no other rank to wait for."""
+    files = rank_files("fsdp2_forward")
+    assert env(files[1], "WORLD_SIZE") == "2"
+    alone = run(files[1], "--format", "json")
+    assert alone.exit_code == 0 and "WORLD_SIZE is 2 but 1 rank was given: a partial set" in alone.stderr
+    whole = run(*files, "--format", "json")
+
+    def nccl(result, rank):
+        phases = json.loads(result.stdout)["phases"]
+        return {p["phase"]: p["nccl_ms"] for p in phases if p["rank"] == rank}
+
+    one, both = nccl(alone, 1), nccl(whole, 1)
+    assert one["backward"] > 0 and one == {phase: both[phase] for phase in one}  # the whole job names one more path
+    assert all(p["wait_ms"] == 0 for p in json.loads(alone.stdout)["phases"])

@@ -413,7 +413,7 @@ class ProfileSet:
         facts = self._keep_good(expanded.files, results, skip_bad)
         facts = self._drop_same_file(facts)
         self.members, self.notes = assign_ranks(facts)
-        self.mismatches = job_mismatches(facts, len(self.members)) if len(facts) > 1 else []
+        self.mismatches = job_mismatches(facts, len(self.members))
         self.notes += [f"warning: {m} (`ranks --strict` refuses such a set)" for m in self.mismatches]
 
     def _keep_good(self, files, results, skip_bad) -> list[FileFacts]:

@@ -101,7 +101,7 @@ class CollectiveMatcher:
         """One row per (collective instance, rank): name, op, ordinal, start, end, stream, duration, the last
         arrival, wait (ns), the last arriving rank; and notes."""
         notes: list[str] = []
-        if len(self.parts) < 2:
+        if not self.parts:  # one rank's collectives are listed too: its NCCL time per range, no wait
             return _empty_collectives(), notes
         a = {k: np.concatenate([p[k] for p in self.parts]) for k in self.parts[0]}
         self.parts = []
