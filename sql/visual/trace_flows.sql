@@ -1,6 +1,6 @@
 -- name: trace_flows
 -- kind: query
--- params: $file, $gpu_pid_base, $overlap_tid_offset, $pid_base
+-- params: $file, $gpu_pid_base, $overlap_tid_offset, $pid_base, $shift_ns
 -- needs: _visual_driver, _visual_early_ops, _visual_graphs, _visual_kernels, _visual_memcpy, _visual_memset, _visual_runtime
 -- trace_flows: Chrome trace flow events (JSON text, one per row), an arrow from each CUDA call to the kernel, copy
 -- or memset it launched (same correlation id, same process): a flow start ("s") 1 ns into the call on its thread,
@@ -10,7 +10,7 @@
 -- A correlation id names one CUDA call per process (checked on every fixture and reference profile); a call that
 -- launched several operations (a CUDA graph) gets an arrow to each.
 -- Needs (temp views and tables visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_graphs,
--- _visual_runtime, _visual_driver, _visual_early_ops. Params: $pid_base, $gpu_pid_base, $overlap_tid_offset as in trace_api.sql and trace_gpu.sql; $file: the profile's
+-- _visual_runtime, _visual_driver, _visual_early_ops. Params: $pid_base, $shift_ns, $gpu_pid_base, $overlap_tid_offset as in trace_api.sql and trace_gpu.sql; $file: the profile's
 -- place in the export (flow ids are integers, as Perfetto's JSON reader wants them, from a hash of the
 -- profile, process, correlation id, stream and start).
 WITH ops AS (
@@ -33,12 +33,12 @@ flows AS (
     LEFT JOIN _visual_early_ops AS e ON e.kind = o.kind AND e.op_id = o.op_id
 )
 SELECT json_object('name', 'launch', 'cat', 'flow', 'ph', 's', 'id', flow_id,
-                   'ts', (c_start + least(1, c_end - c_start)) / 1000.0,
+                   'ts', (c_start + least(1, c_end - c_start) + $shift_ns) / 1000.0,
                    'pid', $pid_base + ((global_tid >> 24) & 16777215), 'tid', global_tid & 16777215)::VARCHAR AS event -- one event
 FROM flows
 UNION ALL
 SELECT json_object('name', 'launch', 'cat', 'flow', 'ph', 'f', 'bp', 'e', 'id', flow_id,
-                   'ts', (o_start + (o_end - o_start) // 2) / 1000.0,
+                   'ts', (o_start + (o_end - o_start) // 2 + $shift_ns) / 1000.0,
                    'pid', $gpu_pid_base + coalesce(deviceId, 0),
                    'tid', CASE WHEN early THEN $overlap_tid_offset + streamId ELSE streamId END)::VARCHAR
 FROM flows

@@ -56,15 +56,31 @@ def command(profiles, target, output, window, rules_files):
     if not (output.name.endswith(".json") or output.name.endswith(".json.gz")):
         raise UsageError(f"-o {output}: give a file name ending in .json or .json.gz")
     rules = load_rules(rules_files)
+    shifts = _clock_offsets(profiles)
     with replacing(output) as tmp, TraceWriter(tmp, compress=output.name.endswith(".gz")) as writer:
         for i, path in enumerate(profiles):
             with open_profile(path) as p:
                 label = f"{path.stem}: " if len(profiles) > 1 else ""
-                writer.add(p, i, label, resolve_window(p, window), rules)
+                writer.add(p, i, label, resolve_window(p, window), rules, shifts.get(Path(path).resolve(), 0))
     events = writer.summary.events
     click.echo(f"wrote {output}: {writer.summary.total:,} events ({events['gpu']:,} GPU operations, "
                f"{events['api']:,} CUDA calls, {events['nvtx']:,} NVTX, {events['flows'] // 2:,} launch arrows)",
                err=True)
+
+
+def _clock_offsets(profiles) -> dict[Path, int]:
+    """{path: ns to add} that put several profiles (ranks) on the lowest rank's clock, as `timeline` and `ranks` do
+    (each nsys session stamps its events from its own start); the notes of the set (a partial set, clocks that
+    could not be aligned) go to stderr. One profile: none."""
+    if len(profiles) < 2:
+        return {}
+    from ...data.engine import make_engine
+    from ...data.profile_set import ProfileSet
+
+    pset = ProfileSet([str(p) for p in profiles], engine=make_engine(jobs=1))
+    for line in pset.messages():
+        click.echo(line, err=True)
+    return {Path(m.path).resolve(): m.clock_offset_ns for m in pset.members}
 
 
 def resolve_window(profile, request):

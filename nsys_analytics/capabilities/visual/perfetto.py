@@ -8,7 +8,8 @@ Tracks: each host process (a "process") with its threads (CUDA API calls and NVT
 slices, start/end ranges as async slices, marks as instants); each GPU of a profile as a process whose threads are
 its streams (kernels, copies, memsets); flow arrows from each CUDA call to the GPU work it launched. Several
 profiles (ranks) go into one trace: profile i's process ids are offset by i * PID_STRIDE and its processes named
-after the file, so each file is its own group of processes.
+after the file, so each file is its own group of processes, and its times are moved onto the lowest rank's clock
+(each session stamps its own; data/profile_set.py, align_clocks), so that one step lines up across the ranks.
 """
 
 from __future__ import annotations
@@ -75,22 +76,25 @@ class TraceWriter:
         self.summary = TraceSummary()
         self._out.write(b'{"displayTimeUnit": "ns", "traceEvents": [\n')
 
-    def add(self, profile: Profile, index: int, label: str, window: TimeWindow, rules: RuleSet) -> None:
-        """Append the events of `profile` (the `index`-th of the export, named `label`) inside `window`."""
+    def add(self, profile: Profile, index: int, label: str, window: TimeWindow, rules: RuleSet,
+            shift_ns: int = 0) -> None:
+        """Append the events of `profile` (the `index`-th of the export, named `label`) inside `window` (on the
+        profile's own clock), each time moved by `shift_ns` (a rank's clock offset: ranks line up in the trace)."""
         whole = window.source == WHOLE_PROFILE
         window = EVERYTHING if whole else window
         create_window_views(profile, window, pushdown=not whole and not profile.cached)
         fill_categories(profile, rules)
         profile.sql(f"CREATE OR REPLACE TEMP TABLE _visual_early_ops AS {profile_sql('early_ops', {})}")
         params = {"pid_base": index * PID_STRIDE, "gpu_pid_base": index * PID_STRIDE + GPU_PID_OFFSET,
-                  "file": index, "overlap_tid_offset": OVERLAP_TID_OFFSET, "from_ns": window.start_ns, "to_ns": window.end_ns}
+                  "file": index, "overlap_tid_offset": OVERLAP_TID_OFFSET, "from_ns": window.start_ns,
+                  "to_ns": window.end_ns, "shift_ns": shift_ns}
         self._write_metadata(profile, index, label, params)
         for family in FAMILIES:
             if family == "nvtx" and not _has_nvtx(profile):
                 continue
             self.summary.events[family] += self._stream(profile, f"trace_{family}", params)
         self.summary.profiles.append({"label": label, "path": str(profile.path), "start_ns": window.start_ns,
-                                      "end_ns": window.end_ns, "whole_profile": whole})
+                                      "end_ns": window.end_ns, "whole_profile": whole, "shift_ns": shift_ns})
 
     def _write_metadata(self, profile: Profile, index: int, label: str, params: dict) -> None:
         rows = profile.run_file("visual", "trace_tracks", params).rows
