@@ -4,6 +4,7 @@ against hand arithmetic (fixtures/README.md: B=4, T=256, d_model=256, H=4, d_hea
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import defaultdict
 
@@ -109,6 +110,46 @@ def test_warmup_excluded_pieces_match_direct_sqlite(forward):
     assert f"{t['softmax'] / (t['scores'] + t['output']):.3f}" in ratio
     assert f"{SOFTMAX_FLOPS / (2 * QK_FLOPS):.4f}" in ratio
     assert any("Attribution: process" in n for n in a.notes)
+
+
+def _instances_holding(name: str, piece: str) -> int:
+    """Independent, by sqlite3 and --attribution gpu's rule (docs/nvtx.md, docs/attention.md): a kernel belongs to a
+    range whose window its GPU execution overlaps (touching counts), and to the sub-range starting first among those
+    of its attention instance it overlaps; a mask-named kernel is 'mask'. The measured instances holding a kernel of
+    `piece` (a sub-range's text)."""
+    con = sqlite3.connect(f"file:{PROFILES / name}.sqlite?mode=ro", uri=True)
+    kernels = con.execute("SELECT k.start, k.end, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                          "JOIN StringIds s ON s.id = k.demangledName").fetchall()
+    con.close()
+    subs = {t: _windows(name, t, True) for t in ("computing_attention_scores", "computing_softmax", "final_matmul")}
+    held = 0
+    for a, b in _windows(name, "scaled_dot_product_attention", True):
+        mine = {t: [(x, y) for x, y in w if a <= x and y <= b] for t, w in subs.items()}
+        for s, e, kernel in kernels:
+            if not (s <= b and e >= a) or re.search(r"masked_fill|bitwise_not|\btril|\btriu", kernel):
+                continue
+            over = [(x, t) for t, w in mine.items() for x, y in w if s <= y and e >= x]
+            if over and min(over)[1] == piece:
+                held += 1
+                break
+    return held
+
+
+def test_gpu_attribution_gives_no_rate_for_a_piece_whose_kernels_ran_elsewhere(forward):
+    """Under --attribution gpu a kernel counts where it ran: softmax's ran after its sub-range ended in most
+    instances, so its time per instance would be a fraction of the work and its GB/s a multiple of the real one.
+    A piece some instance holds no kernel of gets FLOPs and bytes but no rate or bound, and a note says why."""
+    a = analyze_attention(forward, AttentionOptions(shape=SHAPE, attribution="gpu"))
+    holding = _instances_holding("gpt_forward", "computing_softmax")
+    assert a.instances_counted == 12 and 0 < holding < 12 and a.partial == {"softmax": holding}
+    rows = {r[0]: dict(zip(a.totals.columns, r)) for r in a.totals.rows}
+    assert rows["softmax"]["bytes"] == SOFTMAX_BYTES_FP32
+    assert (rows["softmax"]["achieved_gbps"], rows["softmax"]["bound"], rows["total"]["achieved_tflops"]) == \
+        (None, None, None)
+    assert _instances_holding("gpt_forward", "final_matmul") == 12 and rows["attn·V (output)"]["bound"]
+    assert any(n.startswith("Of the 12 instances counted, only some hold a kernel") and f"softmax {holding}" in n
+               for n in a.notes)
+    assert not any(f.startswith("softmax:") for f in a.findings)
 
 
 def test_fused_sdpa_reports_the_fused_kernel_whole():

@@ -38,7 +38,7 @@ ATTENTION_CATEGORY = "attention"
 _ATTRIBUTION_TEXT = {
     "thread": "launched inside the sub-range on the range's own thread (nsys' rule)",
     "process": "launched inside the sub-range's time window from any thread of the process",
-    "gpu": "whose GPU execution overlaps the sub-range's time window",
+    "gpu": "running on the GPU at some time within the sub-range's time window",
 }
 
 
@@ -94,6 +94,9 @@ class AttentionAnalysis:
     instances: Result
     findings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # pieces some counted instance holds no kernel of -> the instances that hold one: their time per instance
+    # misses kernels that ran elsewhere (--attribution gpu), so no rate or bound is given for them
+    partial: dict[str, int] = field(default_factory=dict)
 
 
 def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
@@ -137,6 +140,11 @@ class _Instances:
     def kernels(self, rows: list[tuple], piece: str) -> int:
         i = self.at[f"{piece}_kernels"]
         return sum(r[i] for r in rows)
+
+    def holding(self, rows: list[tuple], piece: str) -> int:
+        """How many of `rows` hold at least one kernel of `piece`."""
+        i = self.at[f"{piece}_kernels"]
+        return sum(1 for r in rows if r[i])
 
 
 def _check_ranges(profile: Profile, names: dict[str, int], ranges: AttentionRanges) -> bool:
@@ -194,13 +202,26 @@ def _build(profile: Profile, options: AttentionOptions, warmup: Warmup, every: _
     pieces = _pieces(fused)
     time = {p: every.time(counted, p) for p in pieces}
     costs = piece_costs(options.shape, dtype_size(options.dtype), options.softmax_flops) if options.shape else None
+    partial = {p: held for p in pieces if p != "unassigned" and time[p]
+               and (held := every.holding(counted, p)) < len(counted)}
     analysis = AttentionAnalysis(
         str(profile.path), fused, len(counted), time, costs,
-        _totals(pieces, every, counted, time, costs, options.ridge), _instance_table(pieces, every),
+        _totals(pieces, every, counted, time, costs, options.ridge, partial), _instance_table(pieces, every),
+        partial=partial,
     )
     analysis.findings = _findings(analysis, options)
-    analysis.notes = _notes(options, warmup, len(every.rows) - len(counted), fused)
+    analysis.notes = _notes(options, warmup, len(every.rows) - len(counted), fused) + _partial_note(analysis, options)
     return analysis
+
+
+def _partial_note(a: AttentionAnalysis, options: AttentionOptions) -> list[str]:
+    if not a.partial:
+        return []
+    held = ", ".join(f"{PIECE_LABELS[p]} {n}" for p, n in a.partial.items())
+    return [f"Of the {a.instances_counted} instances counted, only some hold a kernel of these pieces: {held}. "
+            f"Under --attribution {options.attribution} the others' kernels ran outside their sub-range, so a time "
+            "per instance would miss them: no TFLOP/s, GB/s or bound is given for these pieces (--attribution "
+            "process, the default, and thread place every kernel by its launch)."]
 
 
 _TOTAL_COLUMNS = ["piece", "instances", "kernels", "total_time_ns", "avg_time_ns", "time_pct", "flops",
@@ -211,8 +232,9 @@ _TOTAL_HEADERS = ["Piece", "Instances", "Kernels", "Total Time (ns)", "Avg per I
 
 
 def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], time: dict[str, int],
-            costs: dict[str, Cost] | None, ridge: float) -> Result:
-    """One row per piece and a total row; FLOP columns empty without a shape or for 'other kernels'."""
+            costs: dict[str, Cost] | None, ridge: float, partial: dict[str, int]) -> Result:
+    """One row per piece and a total row; FLOP columns empty without a shape or for 'other kernels', rates empty
+    for a piece some instance holds no kernel of (`partial`) and then for the total."""
     n = len(counted)
     whole = sum(time.values())
     rows = []
@@ -221,9 +243,15 @@ def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], ti
             continue
         kernels = every.kernels(counted, p)
         cost = costs.get(p) if costs else None
-        rows.append((PIECE_LABELS[p], n, kernels, time[p], time[p] / n, _pct(time[p], whole), *_rates(cost, time[p] / n, ridge)))
+        rates = _rates(cost, time[p] / n, ridge)
+        if p in partial and cost is not None:
+            rates = (cost.flops, None, cost.bytes, None, cost.intensity, None)
+        rows.append((PIECE_LABELS[p], n, kernels, time[p], time[p] / n, _pct(time[p], whole), *rates))
     all_kernels = sum(every.kernels(counted, p) for p in _ALL_PIECES)
-    rows.append(("total", n, all_kernels, whole, whole / n, 100.0 if whole else 0.0, *_total_rates(pieces, costs, time, n)))
+    total_rates = _total_rates(pieces, costs, time, n)
+    if partial:
+        total_rates = (total_rates[0], *(None,) * 5)
+    rows.append(("total", n, all_kernels, whole, whole / n, 100.0 if whole else 0.0, *total_rates))
     return Result(list(_TOTAL_COLUMNS), rows, [], list(_TOTAL_HEADERS))
 
 
@@ -275,7 +303,7 @@ def _findings(a: AttentionAnalysis, options: AttentionOptions) -> list[str]:
     if not a.fused:
         out.append(_flop_ratio_sentence(t, a.costs))
     for p in (("fused",) if a.fused else PIECES):
-        if t.get(p):
+        if t.get(p) and p not in a.partial:
             bound, why = verdict(a.costs[p], t[p] / a.instances_counted, options.ridge)
             out.append(f"{PIECE_LABELS[p]}: {bound}: {why}.")
     if a.fused:
