@@ -20,7 +20,7 @@ def output_options(f):
     return click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, callback=_format_of_output,
                         help="Output format; default: the one -o FILE's suffix names (.csv, .json, .md, .parquet), "
                              "else table (parquet: a file, give -o FILE.parquet; a command of several tables writes "
-                             "FILE.<table>.parquet for each, or FILE alone with --table).")(f)
+                             "FILE.<table>.parquet for each, or, where the command has --table, FILE alone).")(f)
 
 
 SUFFIX_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown", ".parquet": "parquet"}

@@ -1,4 +1,4 @@
-"""`report`: the assignment-style answers (a)-(e) from a forward-only profile and a training profile.
+"""`report`: the assignment-style answers (a)-(f) from a forward-only profile and a training profile.
 
 (a) forward-pass time from NVTX ranges (vs a Python timer), (b) the heaviest kernel of the forward pass and of the
 training step, (c) the non-matmul kernels of the forward pass, (d) category shares from inference to training,

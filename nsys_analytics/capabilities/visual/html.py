@@ -1,7 +1,7 @@
 """The HTML report's content, gathered from the capabilities (no arithmetic of its own, no I/O): per profile
 its info, top kernels, categories, NVTX ranges with their GPU projection, GPU time per model module, and the
 diagnose findings each with a
-timeline of its worst window; for a forward + training pair, the assignment answers (a)-(e).
+timeline of its worst window; for a forward + training pair, the assignment answers (a)-(f).
 
 html_render.py turns a `Page` into one self-contained HTML file."""
 

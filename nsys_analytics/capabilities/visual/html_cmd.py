@@ -22,7 +22,7 @@ from ...core.words import plural
 @click.command("html")
 @click.argument("profiles", nargs=-1, metavar="[PROFILES]...", type=click.Path(path_type=Path, readable=False))
 @click.option("--forward", "forward_path", type=click.Path(path_type=Path, readable=False),
-              help="With --train: a forward-only profile; the page adds the assignment answers (a)-(e), as `report`.")
+              help="With --train: a forward-only profile; the page adds the assignment answers (a)-(f), as `report`.")
 @click.option("--train", "train_path", type=click.Path(path_type=Path, readable=False), help="The training profile of the pair.")
 @click.option("--timeit", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="With --forward: Python-timer step times (CSV: mode,step,seconds), as `report`.")
@@ -36,7 +36,7 @@ def command(profiles, forward_path, train_path, timeit, output, skip_bad, rules_
     """One self-contained HTML page (no network needed to view it): per profile a headline, its info, the
     top kernels, GPU time by category with a plot, NVTX ranges with their GPU projection, and the diagnose
     findings, each with a timeline of its worst window. With --forward and --train it also answers the
-    assignment questions (a)-(e), as `nsys-analytics report`. Tables sort when their header is clicked.
+    assignment questions (a)-(f), as `nsys-analytics report`. Tables sort when their header is clicked.
 
     PROFILES: one profile, or several (one per rank of a job: files, globs or a folder) for one page of the job:
     the `ranks` verdict and tables, the NCCL summary, each rank's top kernels and kernel categories, and each
