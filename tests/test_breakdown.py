@@ -606,3 +606,19 @@ def test_range_open_time_counts_overlapping_instances_once():
         (1, 'd', 'b', 'd:b', 1, 100)""")
     rows = con.execute(sql_files.read("breakdown", "breakdown_range_names").text).fetchall()
     assert rows == [("a", 0, 24), ("b", 3, 2), ("d:b", 1, 99)]
+
+
+def test_the_wall_basis_says_when_work_ran_on_after_its_range():
+    """Wall basis of a range open 10 ms whose launches kept the GPU busy 30 ms (they ran on after it closed): the
+    shares add up to 300 %, and the basis line says why; at 5 ms busy it does not."""
+    from nsys_analytics.capabilities.breakdown.report import make_basis
+    from nsys_analytics.capabilities.categories.data import NameTime
+
+    def basis(busy_ms: float):
+        row = NameTime("matmul", "gemm", (), 0, 3, int(busy_ms * 1e6), busy_ms * 1e6, 0, 1, "gemm")
+        return make_basis("wall", [row], True, (10_000_000, "the time 'forward' was open"))
+
+    over, under = basis(30), basis(5)
+    assert over.total_ns == under.total_ns == 10_000_000
+    assert "busy 30 ms, longer than that" in over.text and "past 100 %" in over.text
+    assert "past 100 %" not in under.text

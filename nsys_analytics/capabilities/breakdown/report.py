@@ -171,8 +171,11 @@ def make_basis(kind: str, names: Sequence[NameTime], memory_ops: bool, window: t
     length, words = window or (0, "no window")
     devices = len({r.device for r in names}) or 1
     total = float(max(length, 0) * devices)
-    return Basis(kind, total, f"{format_ns(total)} = {words} x {devices} device(s), covering {ops}; "
-                              "idle = nothing ran (basis wall)")
+    text = f"{format_ns(total)} = {words} x {devices} device(s), covering {ops}; idle = nothing ran (basis wall)"
+    if busy > total:  # operations launched in a range run on after it closes
+        text += (f"; they kept the GPU busy {format_ns(busy)}, longer than that (work launched inside ran on after "
+                 "it ended), so the shares add up past 100 % and idle reads 0")
+    return Basis(kind, total, text)
 
 
 def category_times(column: Column, rules: RuleSet) -> list[CategoryTime]:
