@@ -89,3 +89,23 @@ def test_report_non_matmul_table_shows_kernels_apart():
     start, end = table[0].index("Kernel"), table[0].index("Total Time")
     cells = [line[start:end].rstrip() for line in table[2:]]
     assert len(cells) == len(set(cells)) > 3
+
+
+@pytest.mark.parametrize("columns", [100, 140, 160, 180, 200, 230, 260])
+def test_the_functor_stays_at_every_terminal_width(columns):
+    """Whatever the width, an elementwise kernel's functor shows (README, `kernels`): a name too long for its column
+    at one width was collapsed to `gpu_kernel_impl_nocast<…>` (the same text direct_copy's collapses to) or cut in
+    the middle of its raw name, at another it wrapped whole."""
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(
+        cli, ["classify", str(PROFILES / "gpt_train.sqlite"), "--match", "masked_fill|direct_copy"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.split("\n\n")[0].splitlines()
+    start = lines[0].index("Name")
+    cells: list[str] = []
+    for line in lines[2:]:  # a row, then the lines its name wrapped onto (blank before the name column)
+        if line[:start].strip():
+            cells.append(line[start:].rstrip())
+        else:
+            cells[-1] += line[start:].rstrip()
+    assert len(cells) == 2 and any("masked_fill_kernel" in c for c in cells) and \
+        any("direct_copy_kernel_cuda" in c for c in cells), cells

@@ -8,6 +8,7 @@ import json
 import math
 import re
 import textwrap
+from bisect import bisect_left
 from collections import Counter
 
 from ..core.errors import MissingDataError, UsageError
@@ -191,23 +192,50 @@ def _narrowed(result, cells, numeric, prose, widths) -> list[list[str]]:
 
 
 def _distinct_cuts(shown: dict[str, str], width: int) -> dict[str, str]:
-    """Names that the unique-name rule left longer than `width` (their middle cut is another name's too) cut
-    elsewhere: the head and tail lengths nearest the middle that no other name shows; a name no cut tells apart
-    stays whole (its cell wraps)."""
-    long = sorted(n for n, t in shown.items() if len(t) > width)
+    """Names that the unique-name rule left longer than two lines of `width` (their middle cut is another name's too)
+    cut elsewhere: the head and tail lengths nearest the middle that no other name shows; a shorter one, or one no
+    cut tells apart, stays whole (its cell wraps: a cut there would take the functor that tells it apart)."""
+    long = sorted(n for n, t in shown.items() if len(t) > 2 * width)
     if not long:
         return shown
     mid = (width - 1) // 2
     heads = sorted(range(1, width - 1), key=lambda h: (abs(h - mid), -h))
-    cuts = {h: Counter(_cut(n, width, h) for n in shown) for h in heads}  # a cut that two names share tells neither
+    # a cut that two names share tells neither
+    cuts = {h: Counter(_cut(t, width, h) for t in shown.values()) for h in heads}
     taken = {t for t in shown.values() if len(t) <= width}
     out = dict(shown)
+    others = sorted(set(shown.values()))
     for name in long:
-        text = next((t for h in heads if (t := _cut(name, width, h)) not in taken and cuts[h][t] == 1), None)
+        text = _from_difference(shown[name], others, width)
+        if text in taken:
+            text = next((t for h in heads if (t := _cut(shown[name], width, h)) not in taken and cuts[h][t] == 1),
+                        None)
         if text is not None:
             out[name] = text
             taken.add(text)
     return out
+
+
+def _from_difference(text: str, others: list[str], width: int) -> str:
+    """`width` characters of `text` from where it first differs from every other text of its column (its neighbours
+    in sorted order share the longest heads), with `…` for what is left out: `…masked_fill_kernel(…)::[lambda(fl…`
+    where all the column's elementwise kernels start alike."""
+    i = bisect_left(others, text)
+    start = max((_common_head(text, others[j]) for j in (i - 1, i + 1) if 0 <= j < len(others)), default=0)
+    start = min(start, max(len(text) - (width - 1), 0))
+    if start == 0:
+        return text[:width - 1] + "…"
+    body = text[start:start + width - 2]
+    return "…" + body + ("…" if start + len(body) < len(text) else text[start + len(body):])
+
+
+def _common_head(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _cut(name: str, width: int, head: int) -> str:
@@ -300,19 +328,39 @@ def shorten_name(name: str, width: int = NAME_WIDTH, max_level: int = LEVELS - 1
 
 
 def shorten_names(names, width: int = NAME_WIDTH) -> dict[str, str]:
-    """{name: shown text} for the names of one table column: as short as `shorten_name` makes them, except that
-    two different names never share a text (those take a longer form, at worst their whole name)."""
+    """{name: shown text} for the names of one table column: as short as `shorten_name` makes them, except that a
+    shortened text never reads as another name of the column shortened as far (those take a longer form, at worst
+    their whole name): `elementwise_kernel<…, gpu_kernel_impl_nocast<…>…>` would be masked_fill's as much as
+    direct_copy's, whichever of the two needed collapsing to fit."""
+    names = set(names)
+    forms = {level: Counter(_forced(n, level, width) for n in names) for level in range(1, LEVELS)}
     level = dict.fromkeys(names, LEVELS - 1)
     while True:
-        shown = {n: shorten_name(n, width, level[n]) for n in level}
-        by_text: dict[str, list[str]] = {}
-        for n, text in shown.items():
-            by_text.setdefault(text, []).append(n)
-        clashes = [n for group in by_text.values() if len(group) > 1 for n in group if level[n] > 0]
+        shown = {n: _shortened(n, width, level[n]) for n in level}
+        by_text = Counter(text for text, _ in shown.values())
+        clashes = [n for n, (text, used) in shown.items()
+                   if level[n] > 0 and (by_text[text] > 1 or (used and forms[used][text] > 1))]
         if not clashes:
-            return shown
+            return {n: text for n, (text, _) in shown.items()}
         for n in clashes:
-            level[n] -= 1
+            level[n] = max(min(level[n], shown[n][1]) - 1, 0)
+
+
+def _shortened(name: str, width: int, max_level: int) -> tuple[str, int]:
+    """`shorten_name`, and how many of its steps it took."""
+    short = name
+    for level in range(1, max_level + 1):
+        if len(short) <= width:
+            return short, level - 1
+        short = _LEVEL_STEPS[level](short, width)
+    return short, max_level
+
+
+def _forced(name: str, level: int, width: int) -> str:
+    """The name after every step up to `level`, whether or not it fits before."""
+    for step in range(1, level + 1):
+        name = _LEVEL_STEPS[step](name, width)
+    return name
 
 
 def _tidy(name: str, width: int) -> str:
