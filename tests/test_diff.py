@@ -255,3 +255,15 @@ def test_a_table_this_comparison_lacks_is_a_usage_error(table, why):
     for fmt in ("table", "csv"):
         result = invoke("diff", TRAIN, SDPA, "--table", table, "--format", fmt)
         assert result.exit_code == 2 and result.output.count("\n") == 1 and why in result.output, result.output
+
+
+def test_nccl_time_grown_by_a_straggler_is_not_called_communication_alone():
+    """ddp_straggler's rank 1 is slowed in its data loading by design (tests/test_ranks_ddp.py): the other rank's
+    all-reduce kernels run on until it arrives, so NCCL kernel time is what grows most against ddp_balanced. The
+    verdict says so, and that the growth may be waiting, naming the command that finds the rank."""
+    ranks = PROFILES.parent / "ranks"
+    args = ["diff", "--base", *sorted((ranks / "ddp_balanced").glob("*.sqlite")), "--new",
+            *sorted((ranks / "ddp_straggler").glob("*.sqlite")), "--format", "json"]
+    verdict = json.loads(invoke(*args).output)["verdict"]
+    assert "mostly communication kernels" in verdict, verdict
+    assert "may be time spent waiting for a slower rank" in verdict and "`nsys-analytics ranks`" in verdict

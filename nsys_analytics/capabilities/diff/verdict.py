@@ -149,6 +149,9 @@ def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> Story | None:
     return substitution(rows, only[0], only[1], (total[1], total[2]))
 
 
+COMMUNICATION = "communication"  # the category of NCCL's kernels (categories/kernel_categories.toml)
+
+
 def _where(report: DiffReport, sign: int) -> str | None:
     """The range and category, then the kernel, whose change weighs most in the kernel time's direction."""
     cell = None
@@ -169,6 +172,10 @@ def _where(report: DiffReport, sign: int) -> str | None:
     kernel = kernel or next((r for r in rows if r[1] == category and r[5] * sign > 0), None)
     if kernel is not None:
         text += f": {_kernel_phrase(kernel)}"
+    if category == COMMUNICATION and sign > 0:
+        text += (f"; a collective's kernels run until the last rank arrives, so this may be time spent waiting "
+                 "for a slower rank, not communication: `nsys-analytics ranks` names the rank and range that held "
+                 "the others")
     return text
 
 
