@@ -140,3 +140,21 @@ def test_statistics_go_first_and_are_named():
     assert lines[1] == "-" * 45 + "  " + "-" * 13
     assert lines[2][:45] != lines[3][:45]  # two names, two texts
     assert to_table(result).splitlines()[0].split()[-2:] == ["Max", "(ns)"]  # no width: the whole table
+
+
+def test_at_80_columns_the_columns_that_tell_rows_apart_stay(monkeypatch):
+    """At 80 columns a kernel name narrows below its usual floor before a key column goes: diff's Range (one
+    kernel in three ranges read as three identical rows), its ranks table's Rank, `cache list`'s status."""
+    from .conftest import PROFILES, RANKS
+
+    train, sdpa = PROFILES / "gpt_train.sqlite", PROFILES / "gpt_sdpa_train.sqlite"
+    kernels = invoke(["diff", train, sdpa, "--table", "kernels"], 80).split("Kernels (largest change first)")[1]
+    assert "Range" in kernels.split("\n")[2], kernels[:400]
+    sides = ["--base", *sorted((RANKS / "ddp_balanced").glob("*.sqlite")), "--new",
+             *sorted((RANKS / "ddp_straggler").glob("*.sqlite"))]
+    ranks = invoke(["diff", *sides, "--table", "ranks"], 80).split("\nRanks\n")[1]
+    assert ranks.split("\n")[1].startswith("Rank "), ranks[:300]
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")  # the fixture is small: cache it all the same
+    invoke(["kernels", train], 80)
+    listing = invoke(["cache", "list"], 80)
+    assert "status" in listing.splitlines()[0], listing

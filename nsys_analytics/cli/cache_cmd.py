@@ -34,7 +34,7 @@ def list_command(fmt, output):
     from ..data.cache.listing import cache_rows
     from ..core.result import Result
 
-    write(Result(*cache_rows()), fmt, output)
+    write(Result(*cache_rows(), key_columns=("profile", "status", "size_mib")), fmt, output)
 
 
 @command.command("info")

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 NAME_FLOOR = 40  # a shortened kernel name narrower than this no longer tells kernels apart at a glance
+TIGHT_NAME_FLOOR = 28  # ... unless a key column (a diff's range, a table's rank) would be left out for it
 PROSE_FLOOR = 24  # a sentence wrapped narrower than this reads a few words a line
 GAP = 2  # spaces between columns
 MIN_WIDTH = 8  # below the floors (a very narrow terminal), no name or sentence column narrower than this
@@ -26,10 +27,14 @@ def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: li
          width: int) -> Plan:
     """Columns at their `natural` widths, fitted to `width`: flexible ones narrowed to their floor, then columns
     left out in `drop_order` until the floors fit; the room left goes back to the flexible ones."""
-    floor = [min(n, max(PROSE_FLOOR if p else NAME_FLOOR, len(h))) if f else n
-             for h, n, f, p in zip(headers, natural, flexible, prose)]
+    floor = _floors(headers, natural, flexible, prose, NAME_FLOOR)
     shown = list(range(len(headers)))
     order = drop_order(headers, natural, flexible, keys)
+    key_drops = len([i for i in order if i in keys])  # the key columns come last in the order
+    while _total(shown, floor) > width and len(order) > key_drops:
+        shown.remove(order.pop(0))
+    if _total(shown, floor) > width:  # a key column would go: names narrower first, so that it stays
+        floor = _floors(headers, natural, flexible, prose, TIGHT_NAME_FLOOR)
     while _total(shown, floor) > width and order:
         shown.remove(order.pop(0))
     flex = [i for i in shown if flexible[i]]
@@ -39,6 +44,11 @@ def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: li
     widths = {i: floor[i] for i in shown}
     _grow(flex, widths, natural, width - _total(shown, floor))
     return Plan(shown, widths, [i for i in range(len(headers)) if i not in shown])
+
+
+def _floors(headers, natural, flexible, prose, name_floor: int) -> list[int]:
+    return [min(n, max(PROSE_FLOOR if p else name_floor, len(h))) if f else n
+            for h, n, f, p in zip(headers, natural, flexible, prose)]
 
 
 def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:

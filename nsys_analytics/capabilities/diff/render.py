@@ -53,7 +53,8 @@ def _readable(result: Result, limit: int | None) -> Result:
             rows = [(*r[:i], format_p(r[i]), *r[i + 1:]) for r in rows]
     more = len(result.rows) - len(rows)
     notes = ([f"... {more} more rows (--limit 0 shows all)"] if more else []) + result.notes
-    return Result(result.columns, rows, notes, result.headers, key_columns=_KEYS)
+    keys = ("rank", *_KEYS) if "rank" in result.columns else _KEYS  # the ranks table: whose row it is
+    return Result(result.columns, rows, notes, result.headers, key_columns=keys)
 
 
 def _p_values_kept(result: Result) -> Result:
