@@ -164,3 +164,23 @@ def test_a_table_that_does_not_exist_is_a_usage_error(fmt):
     result = run("modules", unpacked(MODULES / "modules_instrument.sqlite.xz"), "--table", "bogus", "--format", fmt)
     assert result.exit_code == 2
     assert "modules, kernels" in result.output and "Traceback" not in result.output
+
+
+def test_numbered_loop_ranges_are_not_modules(tmp_path):
+    """emit_nvtx op ranges inside a loop's own ranges (`iteration0`, `iteration1`): those are identifiers as module
+    names are, but steps. Without module ranges the rows are the ops (2 kernels of `aten::addmm`, 100 and 300 ns),
+    never `iterationN` (each took the optimizer's kernel, launched outside any op, as its forward work)."""
+    from .test_nvtx_attribution import Launch, Profile, Range, write_profile
+
+    ranges, launches = [], []
+    for i in range(2):
+        t = 10_000 * i
+        ranges += [Range(f"iteration{i}", t, t + 5_000), Range(f"aten::addmm, seq = {i}", t + 100, t + 2_000)]
+        launches += [Launch(t + 200, t + 300, [(t + 3_000, t + 3_100 + 200 * i)], name="gemm"),
+                     Launch(t + 2_500, t + 2_600, [(t + 3_200, t + 3_300)], name="sgd_step")]
+    path = write_profile(tmp_path / "loop.sqlite", Profile(ranges, launches))
+    result = CliRunner().invoke(cli, ["modules", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    modules = {m["module"]: m for m in json.loads(result.output)["modules"]}
+    assert list(modules) == ["aten::addmm"], list(modules)
+    assert modules["aten::addmm"]["kernels"] == 2

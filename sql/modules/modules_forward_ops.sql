@@ -1,6 +1,6 @@
 -- name: modules_forward_ops
 -- kind: query
--- params: $not_modules, $step_glob
+-- params: $not_modules, $step_glob, $step_like
 -- needs: nvtx_events
 -- modules_forward_ops: for each sequence number of PyTorch's emit_nvtx op ranges (`aten::mm, seq = 77, ...`), per
 -- process, the forward op that created it: the earliest range with that number (the backward node carrying the
@@ -25,6 +25,7 @@ modules AS (
       AND regexp_full_match(name, '[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*')
       AND NOT list_contains($not_modules, name)
       AND NOT coalesce(name GLOB $step_glob, false)
+      AND NOT regexp_full_match(name, $step_like)
 )
 SELECT
     f.pid AS pid,                              -- process

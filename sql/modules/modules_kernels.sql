@@ -1,18 +1,19 @@
 -- name: modules_kernels
 -- kind: query
--- params: $not_modules, $steady_after_ns, $steady_range, $steady_warmup, $step_glob
+-- params: $not_modules, $steady_after_ns, $steady_range, $steady_warmup, $step_glob, $step_like
 -- needs: _nvtx_ranges, _range_ops, nvtx_attributed_ops, steady_ops, strings
 -- modules_kernels: the GPU time of the kernels of the window (the steady state's steps, or every kernel where
 -- $steady_range is NULL), grouped by the innermost module range and the innermost PyTorch op range (emit_nvtx's
 -- `..., seq = N, ...`) that launched them, on the launching thread (the `thread` attribution). A module range is
 -- named by a module path (`blocks.2.mlp`, or `bwd:blocks.2.mlp` on autograd's thread): dotted identifiers that
--- are not a step range ($step_glob) nor one of $not_modules (the phase names). Innermost = the enclosing range
--- that started last. A kernel in no op range but inside autograd's `autograd::engine::evaluate_function: X` (the
+-- are not a step range ($step_glob, or a numbered step: $step_like) nor one of $not_modules (the phase names).
+-- Innermost = the enclosing range that started last. A kernel in no op range but inside autograd's `autograd::engine::evaluate_function: X` (the
 -- engine's own work after node X: summing a gradient to its input's shape, accumulating it into the next node's
 -- input) takes the op range of node X (`X, seq = N`, the first op range inside it). Kernels in neither kind of
 -- range are one row with both NULL (they count in the step).
 --   $not_modules     names that are phases, not modules ('forward', 'backward', ...)
 --   $step_glob       the step ranges ('step_*'), never modules, whatever the window
+--   $step_like       a regular expression of numbered steps' names (iteration0, batch_3), never modules either
 --   $steady_range, $steady_warmup, $steady_after_ns   the steady state (steady_ops)
 WITH window_kernels AS (
     SELECT o.op_id, o.duration_ns, (o.global_pid >> 24) & 16777215 AS pid, o.name_id
@@ -33,7 +34,8 @@ tagged AS (
     SELECT *,
         regexp_full_match(regexp_replace(name, '^bwd:', ''), '[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*')
             AND NOT list_contains($not_modules, regexp_replace(name, '^bwd:', ''))
-            AND NOT coalesce(regexp_replace(name, '^bwd:', '') GLOB $step_glob, false) AS is_module,
+            AND NOT coalesce(regexp_replace(name, '^bwd:', '') GLOB $step_glob, false)
+            AND NOT regexp_full_match(regexp_replace(name, '^bwd:', ''), $step_like) AS is_module,
         name LIKE '%, seq = %' AS is_op,
         name LIKE 'autograd::engine::evaluate_function: %' AS is_engine
     FROM held

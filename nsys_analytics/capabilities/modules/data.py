@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 # Range names that are steps or phases of a training loop, never modules (the step ranges are the steady state's).
 PHASES = ["warmup", "forward", "backward", "optimizer_step", "optimizer", "loss", "step"]
+# Names of numbered steps (iteration0, iter_3, batch_12, step7): a loop's ranges, never modules, whatever --step-range
+STEP_LIKE = r"(?i)(step|iter|iteration|batch|epoch)_?[0-9]+"
 
 
 @dataclass(frozen=True)
@@ -37,12 +39,12 @@ class ForwardOp:
 
 
 def kernel_groups(profile: Profile, steady: Steady, step_glob: str) -> list[KernelGroup]:
-    params = {"not_modules": PHASES, "step_glob": step_glob, **steady.ops_params()}
+    params = {"not_modules": PHASES, "step_glob": step_glob, "step_like": STEP_LIKE, **steady.ops_params()}
     return [KernelGroup(*row) for row in profile.run_file("modules", "modules_kernels", params).rows]
 
 
 def forward_ops(profile: Profile, step_glob: str) -> dict[tuple[int, int], ForwardOp]:
     """{(pid, seq): its forward op}."""
-    params = {"not_modules": PHASES, "step_glob": step_glob}
+    params = {"not_modules": PHASES, "step_glob": step_glob, "step_like": STEP_LIKE}
     rows = profile.run_file("modules", "modules_forward_ops", params).rows
     return {(pid, seq): ForwardOp(tid, op, module) for pid, seq, tid, op, module in rows}
