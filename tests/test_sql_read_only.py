@@ -115,6 +115,21 @@ def test_several_statements_are_refused_after_each_is_checked(folder):
     assert empty.exit_code == 2 and empty.output == "Error: the query is empty\n", empty.output
 
 
+@pytest.mark.parametrize("query", ["SELECT " + "abs(" * 600 + "1" + ")" * 600,
+                                   "SELECT " + "[" * 600 + "1" + "]" * 600])
+def test_a_query_nested_too_deeply_to_check_is_a_usage_error(folder, query):
+    """The check reads DuckDB's tree recursively; 600 nested calls or lists ran out of Python's stack (an internal
+    error, exit 3). One line, exit 2."""
+    result = run_sql(folder, query)
+    assert result.exit_code == 2 and result.output.startswith("Error: the query nests too deeply"), result.output
+    assert result.output.count("\n") == 1
+
+
+def test_copy_from_database_is_named_when_refused(folder):
+    result = run_sql(folder, "COPY FROM DATABASE raw TO memory")
+    assert result.exit_code == 2 and "COPY FROM DATABASE is refused" in result.output, result.output
+
+
 def test_users_own_csv_and_parquet_can_be_read(folder):
     (folder / "timer.csv").write_text("step,seconds\n0,0.5\n1,0.25\n")
     result = run_sql(folder, "SELECT sum(seconds * 100)::INT AS s FROM read_csv('timer.csv')", "--format", "csv")

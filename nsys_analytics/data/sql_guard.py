@@ -54,6 +54,7 @@ _COMPRESSED = (".gz", ".zst")
 _WRITES = ("it would write, attach, install or load an extension, or change a setting (write results with "
            "--format csv -o FILE)")
 _IMPORT = re.compile(r"\bIMPORT\s+DATABASE\b", re.IGNORECASE)
+_COPY_DATABASE = re.compile(r"\bCOPY\s+FROM\s+DATABASE\b", re.IGNORECASE)  # made into several statements
 _TOKEN = re.compile(r"\w+|\S")
 _NAMED_OBJECT = frozenset({"pragma_table_info", "pragma_storage_info"})  # their argument names a table or view
 
@@ -81,8 +82,12 @@ def check_read_only(query: str) -> Reads:
         if not statements:
             raise QueryError("the query has no statement (only ';' or comments)")
         reads = Reads()
-        for statement in statements:
-            _check(parser, query, statement, reads)
+        try:
+            for statement in statements:
+                _check(parser, query, statement, reads)
+        except RecursionError:  # the tree is read recursively: hundreds of nested calls or lists
+            raise QueryError("the query nests too deeply to be checked (hundreds of levels of calls, lists or "
+                             "subqueries); write it flatter, e.g. with WITH") from None
         if len(statements) > 1:  # DuckDB would run them all and show the last alone
             raise QueryError(f"the query has {len(statements)} statements; give one (its rows are the answer), "
                              "e.g. with WITH ... SELECT or UNION ALL")
@@ -95,6 +100,8 @@ def _check(parser, query: str, statement, reads: Reads) -> None:
     if not statement.query.strip():  # one statement DuckDB made several of: no text of its own to check
         if _IMPORT.search(query):
             raise _refused("IMPORT DATABASE", _WRITES)
+        if _COPY_DATABASE.search(query):
+            raise _refused("COPY FROM DATABASE", _WRITES)
         raise _refused("PIVOT without an IN list", "DuckDB creates a type for it first; list the values: "
                        "PIVOT t ON col IN ('a', 'b') USING …")
     if statement.type == duckdb.StatementType.EXPLAIN:
