@@ -45,3 +45,15 @@ def test_a_fifo_output_is_written_to_not_replaced(tmp_path, name):
     assert result.exit_code == 0, result.output
     assert stat.S_ISFIFO(fifo.stat().st_mode), f"{name}: the FIFO was replaced by a regular file"
     assert received and received[0] > 0, f"{name}: nothing was written into the FIFO"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("args", [COMMANDS["kernels"], ["nvtx", TRAIN, "--format", "json", "-o"],
+                                  ["sql", TRAIN, "SELECT 1 AS x", "--format", "csv", "-o"]])
+def test_a_full_device_is_a_one_line_error(args):
+    """/dev/full takes no byte (ENOSPC): one line naming the output, exit 2, as for a folder that cannot be
+    written; it was an internal error (exit 3). /dev/full is only written to, never replaced."""
+    result = CliRunner().invoke(cli, [*args, "/dev/full"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1].startswith("Error: -o /dev/full: cannot be written (No space")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)

@@ -78,7 +78,10 @@ def replacing(path: str | Path, option: str = "-o", inputs: Iterable[str | Path]
     path = check_output(path, inputs, option)
     target = Path(os.path.realpath(path))
     if target.exists() and not target.is_file():  # /dev/null, a FIFO, a terminal: written to, never replaced
-        yield target
+        try:
+            yield target
+        except OSError as e:  # /dev/full: no space left
+            raise UsageError(f"{option} {path}: cannot be written ({e.strerror}); write elsewhere") from None
         return
     remove_killed(target.parent)
     try:
