@@ -506,3 +506,38 @@ def test_a_value_error_of_the_users_own_query_is_the_querys_and_a_bad_column_sti
     assert overflow.exit_code == 2 and "SQL error" in overflow.stderr, overflow.output
     bad = run("sql", hostile("text-in-start"), "SELECT sum(start_ns) FROM kernels")
     one_line_error(bad, 1, "CUPTI_ACTIVITY_KIND_KERNEL", "column start")
+
+
+@pytest.mark.parametrize("table, column", [(K, "start"), (K, "demangledName"), (R, "nameId")])
+def test_a_column_nsys_always_writes_renamed_away_is_refused(tmp_path, table, column):
+    """An altered export (a column nsys always writes renamed away): exit 1, one line naming the table and the
+    column; it read as NULLs before (every kernel "without an end", an empty report, exit 0)."""
+    path = tmp_path / "altered.sqlite"
+    shutil.copy(SOURCE, path)
+    con = sqlite3.connect(path)
+    con.execute(f'ALTER TABLE {table} RENAME COLUMN "{column}" TO "{column}_was"')
+    con.commit()
+    con.close()
+    result = CliRunner().invoke(cli, ["kernels", str(path)])
+    assert result.exit_code == 1, result.output
+    assert result.output == (f"Error: {path}: table {table} has no column {column}, which nsys always writes: the "
+                             "export was altered; export the report again (`nsys export --type sqlite`)\n")
+
+
+def test_an_id_written_twice_in_stringids_counts_each_kernel_once(tmp_path):
+    """StringIds with every id a second time under another name: the kernels are joined to their names once
+    each, as in the clean file (the report was 8x the kernel time, each name split in two), and a note says so."""
+    path = tmp_path / "dup.sqlite"
+    shutil.copy(SOURCE, path)
+    con = sqlite3.connect(path)
+    con.executescript("CREATE TABLE s2 AS SELECT id, value FROM StringIds; DROP TABLE StringIds; "
+                      "CREATE TABLE StringIds (id INTEGER, value TEXT); "
+                      "INSERT INTO StringIds SELECT id, value FROM s2; "
+                      "INSERT INTO StringIds SELECT id, value || '_dup' FROM s2; DROP TABLE s2;")
+    n = con.execute("SELECT count(DISTINCT id) FROM StringIds").fetchone()[0]
+    con.commit()
+    con.close()
+    clean = CliRunner().invoke(cli, ["kernels", str(SOURCE), "--format", "csv"]).output
+    result = CliRunner().invoke(cli, ["kernels", str(path), "--format", "csv"])
+    assert result.exit_code == 0 and result.stdout == clean
+    assert f"StringIds holds {n:,} id(s) more than once" in result.stderr

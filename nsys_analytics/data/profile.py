@@ -19,7 +19,7 @@ from ..core import progress
 from .bad_rows import KERNEL_TABLE, BadRows
 from ..core.errors import MissingDataError, ProfileError, QueryError, UsageError
 from ..core.filters import unknown_range
-from .raw_schema import NAME_IDS, RAW_TABLES, bad_event_conditions, compat_select
+from .raw_schema import NAME_IDS, RAW_TABLES, bad_event_conditions, compat_select, missing_required
 from ..core.result import Result
 from .schema_objects import SCALAR_MACROS, STANDINS, TABLE_MACROS, VIEWS
 
@@ -126,6 +126,7 @@ class Profile:
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
         if table == "StringIds":
+            select = self._one_name_per_id(select)
             self._strings = select
             select = bad_rows.complete_strings(select, sorted(self._missing_strings))
         self.con.execute(f'CREATE OR REPLACE VIEW "{catalog}".compat."{table}" AS {select}')
@@ -200,6 +201,18 @@ class Profile:
         if self._cache.core_gone():  # another process copied the whole kernel table and removed the core copy
             return self._whole_kernels()
         return self._cache.heal(error)
+
+    def _one_name_per_id(self, select: str) -> str:
+        """StringIds as `select` gives it, each id once: nsys writes each string once under its id, and an id
+        written twice (a damaged export) joined every row that names it twice over (kernels counted twice). A note
+        says how many; each such id keeps its smallest name."""
+        repeated = self.con.execute(f"SELECT count(*) - count(DISTINCT id) FROM ({select})").fetchone()[0]
+        if not repeated:
+            return select
+        if self.on_note is not None:
+            self.on_note(f"StringIds holds {repeated:,} id(s) more than once (the export is damaged): each is read "
+                         "once, with its smallest name")
+        return f"SELECT id, min(value) AS value FROM ({select}) GROUP BY id"
 
     def _compat_select(self, raw: str, table: str, columns: dict[str, str], all_sound: bool = False) -> str:
         """The compat layer's SELECT of a raw table of the export (with _where's condition)."""
@@ -454,7 +467,7 @@ def _raw_columns(path: Path) -> dict[str, set[str]]:
     con = source.connect_readonly(path)
     try:
         present = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return {
+        columns = {
             t: {row[1] for row in con.execute(f'PRAGMA table_info("{t}")')}
             for t in RAW_TABLES if t in present
         }
@@ -462,6 +475,12 @@ def _raw_columns(path: Path) -> dict[str, set[str]]:
         raise ProfileError(f"{path}: is corrupt ({e}); copy it again or re-export it") from e
     finally:
         con.close()
+    for table, present in columns.items():
+        lacking = missing_required(table, present)
+        if lacking is not None:
+            raise ProfileError(f"{path}: table {table} has no column {lacking}, which nsys always writes: the export "
+                               "was altered; export the report again (`nsys export --type sqlite`)")
+    return columns
 
 
 def _first_line(e: Exception) -> str:

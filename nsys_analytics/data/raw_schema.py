@@ -97,6 +97,23 @@ CHECKED_EVENTS: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 
 
+# The kernel table's columns nsys always writes (NOT NULL in every version): without one, no kernel has a time, a
+# place or a name.
+KERNEL_REQUIRED = ("start", "end", "deviceId", "streamId", "demangledName")
+
+
+def missing_required(table: str, present: set[str]) -> str | None:
+    """The first column nsys always writes that the export's `table` (its columns `present`) lacks, or None: the
+    table was altered (a renamed or dropped column), not one nsys wrote."""
+    if table == "CUPTI_ACTIVITY_KIND_KERNEL":
+        required = KERNEL_REQUIRED
+    elif table in CHECKED_EVENTS and CHECKED_EVENTS[table][1]:  # the event tables (the id tables vary by version)
+        required = CHECKED_EVENTS[table][0]
+    else:
+        return None
+    return next((c for c in required if c not in present), None)
+
+
 # The columns that name a string of StringIds (nsys writes each string once and refers to it by id).
 NAME_IDS: dict[str, tuple[str, ...]] = {
     "CUPTI_ACTIVITY_KIND_KERNEL": ("demangledName", "shortName", "mangledName"),
