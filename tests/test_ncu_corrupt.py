@@ -81,3 +81,20 @@ def test_a_report_with_no_results_is_still_an_empty_report(tmp_path):
     with pytest.raises(ProfileError) as e:
         nsys_analytics.open(path)
     assert "an empty report" in str(e.value)
+
+
+@pytest.mark.parametrize("name, seed", [("matmul_full", 2), ("matmul_full", 3), ("matmul_basic", 10)])
+def test_bytes_damaged_all_over_say_corrupt(tmp_path, name, seed):
+    """3,000 bytes changed past the file header (seeded): the container still parses, but its results hold no name
+    and no metric (read as one all-empty row, exit 0), or ncu_report hands back a name that is no text (an
+    internal error, exit 3). Either way: corrupt, one line, exit 1."""
+    import random
+
+    rng = random.Random(seed)
+    data = bytearray(report_path(name).read_bytes())
+    for i in rng.sample(range(100, len(data)), 3000):
+        data[i] ^= rng.randrange(1, 256)
+    path = tmp_path / "damaged.ncu-rep"
+    path.write_bytes(bytes(data))
+    result = CliRunner().invoke(cli, ["ncu", str(path), "--format", "json"])
+    assert result.exit_code == 1 and result.output.count("\n") == 1 and "is corrupt" in result.output, result.output

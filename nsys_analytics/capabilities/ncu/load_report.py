@@ -38,7 +38,15 @@ def load(path: Path, container: Container, workers: int | None = None) -> Report
     """
     count = len(_items(_open(_import_ncu_report(), path)))
     workers = workers or min(_cpus(), max(1, count // RESULTS_PER_WORKER))
-    data = _extract(path, 0, count) if workers <= 1 or count < 2 else _extract_in_parallel(path, count, workers)
+    try:
+        data = _extract(path, 0, count) if workers <= 1 or count < 2 else _extract_in_parallel(path, count, workers)
+    except (TypeError, UnicodeDecodeError) as e:  # ncu_report handing back a damaged name: not a str
+        raise ProfileError(f"{path}: is corrupt: a result could not be read ({type(e).__name__}: damaged bytes); "
+                           "copy the report again or profile again") from e
+    if data.num_kernels and not any(data.kernels["name"]) and not data.metrics["metric"]:
+        # the container parsed but its results hold nothing: damaged bytes read as empty messages
+        raise ProfileError(f"{path}: is corrupt: its {data.num_kernels:,} result(s) hold no kernel name and no "
+                           "metric (damaged bytes); copy the report again or profile again")
     _set_processes(data, container.result_processes, container.processes)
     data.info.update(_info(path, container))
     return data
