@@ -57,3 +57,10 @@ def test_a_full_device_is_a_one_line_error(args):
     assert result.exit_code == 2, result.output
     assert result.output.strip().splitlines()[-1].startswith("Error: -o /dev/full: cannot be written (No space")
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_an_output_under_a_file_says_the_file_is_no_folder(tmp_path):
+    """-o a.sqlite/x.csv: the 'folder' is a file (it was reported as a folder that does not exist)."""
+    result = CliRunner().invoke(cli, ["kernels", TRAIN, "-o", f"{TRAIN}/x.csv"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "gpt_train.sqlite is a file, not a folder" in result.output

@@ -51,6 +51,8 @@ def check_output(output: str | Path, inputs: Iterable[str | Path] = (), option: 
     if output.is_dir() and not folder:
         raise UsageError(f"{option} {output}: is a directory; give a file name")
     if not target.parent.is_dir():
+        if target.parent.exists():
+            raise UsageError(f"{option} {output}: {target.parent} is a file, not a folder; write elsewhere")
         raise UsageError(f"{option} {output}: the folder {target.parent} does not exist; create it or write elsewhere")
     return output
 
