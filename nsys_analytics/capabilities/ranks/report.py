@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from ...core.result import Result
@@ -20,8 +22,10 @@ def tables(report, names=TABLES) -> dict[str, Result]:
         "steps": lambda: _ms_table(report.steps, ["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns",
                                                   "comm_ns", "overlap_ns", "wait_ns"]),
         "phases": lambda: _phase_table(report),
-        "collectives": lambda: _ms_table(report.collectives, ["rank", "op", "ordinal", "start_ns", "duration_ns",
-                                                              "wait_ns", "last_rank", "name"], keep_ns=("start_ns",)),
+        "collectives": lambda: replace(
+            _ms_table(report.collectives, ["rank", "op", "ordinal", "start_ns", "duration_ns", "wait_ns", "last_rank",
+                                           "name"], keep_ns=("start_ns",)),
+            key_columns=("rank", "op", "wait_ms", "last_rank", "ordinal", "duration_ms")),  # who waited for whom
         "findings": lambda: Result(["severity", "message"], [(f["severity"], f["message"]) for f in report.findings]),
     }
     return {name: build[name]() for name in names}
