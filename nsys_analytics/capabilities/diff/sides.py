@@ -51,7 +51,10 @@ def refuse_repeats(runs: list[list[str]], side: str) -> None:
     for run in runs:
         if not all(Path(p).is_file() or Path(p).is_dir() for p in run):
             continue  # missing, a pipe, a socket: reading it says what is wrong (a pipe is never read twice)
-        key = tuple(content_digest(p) for p in run)
+        try:
+            key = tuple(content_digest(p) for p in run)
+        except OSError:
+            continue  # unreadable (no permission): opening it says so
         if key in seen:
             first, again = " ".join(seen[key]), " ".join(run)
             same = "given twice" if [Path(p).resolve() for p in seen[key]] == [Path(p).resolve() for p in run] \
