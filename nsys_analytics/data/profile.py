@@ -126,7 +126,8 @@ class Profile:
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
         if table == "StringIds":
-            select = self._one_name_per_id(select)
+            if table in self.raw_columns and not self.columnar:
+                self._note_repeated_ids()
             self._strings = select
             select = bad_rows.complete_strings(select, sorted(self._missing_strings))
         self.con.execute(f'CREATE OR REPLACE VIEW "{catalog}".compat."{table}" AS {select}')
@@ -202,17 +203,18 @@ class Profile:
             return self._whole_kernels()
         return self._cache.heal(error)
 
-    def _one_name_per_id(self, select: str) -> str:
-        """StringIds as `select` gives it, each id once: nsys writes each string once under its id, and an id
-        written twice (a damaged export) joined every row that names it twice over (kernels counted twice). A note
-        says how many; each such id keeps its smallest name."""
-        repeated = self.con.execute(f"SELECT count(*) - count(DISTINCT id) FROM ({select})").fetchone()[0]
-        if not repeated:
-            return select
-        if self.on_note is not None:
+    def _note_repeated_ids(self) -> None:
+        """The note for a StringIds that holds an id more than once (a damaged export), whose compat view and cached
+        copy read each id once (raw_schema.compat_select): counted in the export once per version of the file."""
+        def count() -> dict:
+            self._attach_raw()
+            return {"repeated": self.con.execute(
+                f'SELECT count(*) - count(DISTINCT id) FROM "{self._raw}"."StringIds"').fetchone()[0]}
+
+        repeated = source.cached_json(self.sqlite_path, "string-repeats-1", count)["repeated"]
+        if repeated and self.on_note is not None:
             self.on_note(f"StringIds holds {repeated:,} id(s) more than once (the export is damaged): each is read "
                          "once, with its smallest name")
-        return f"SELECT id, min(value) AS value FROM ({select}) GROUP BY id"
 
     def _compat_select(self, raw: str, table: str, columns: dict[str, str], all_sound: bool = False) -> str:
         """The compat layer's SELECT of a raw table of the export (with _where's condition)."""

@@ -164,6 +164,8 @@ def compat_select(raw_columns: dict[str, set[str]], raw: str, table: str, column
     body = ", ".join(cols)
     if present is None:
         return f"SELECT {body} WHERE false"
+    if table == "StringIds":  # nsys writes each string once; an id written twice would join its rows twice over
+        return f'SELECT id, min(value) AS value FROM (SELECT {body} FROM "{raw}"."{table}") AS s GROUP BY id'
     sound = None if all_sound else sound_rows(table, present)
     if sound is not None:  # the sound rows only, under the table's own name (a caller may add a WHERE)
         rowid = ", rowid" if "rowid" in columns and "rowid" not in present else ""  # SQLite's is hidden from *

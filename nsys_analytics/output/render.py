@@ -10,6 +10,7 @@ import re
 import textwrap
 from bisect import bisect_left
 from collections import Counter
+from functools import lru_cache
 
 from ..core.errors import MissingDataError, UsageError
 from . import fit
@@ -333,13 +334,19 @@ def shorten_names(names, width: int = NAME_WIDTH) -> dict[str, str]:
     their whole name): `elementwise_kernel<…, gpu_kernel_impl_nocast<…>…>` would be masked_fill's as much as
     direct_copy's, whichever of the two needed collapsing to fit."""
     names = set(names)
-    forms = {level: Counter(_forced(n, level, width) for n in names) for level in range(1, LEVELS)}
+    forms: dict[int, Counter] = {}  # level -> every name's text at that level, made when a name is shown so
+
+    def shared(text: str, used: int) -> bool:
+        if used not in forms:
+            forms[used] = Counter(_forced(n, used, width) for n in names)
+        return forms[used][text] > 1
+
     level = dict.fromkeys(names, LEVELS - 1)
     while True:
         shown = {n: _shortened(n, width, level[n]) for n in level}
         by_text = Counter(text for text, _ in shown.values())
         clashes = [n for n, (text, used) in shown.items()
-                   if level[n] > 0 and (by_text[text] > 1 or (used and forms[used][text] > 1))]
+                   if level[n] > 0 and (by_text[text] > 1 or (used and shared(text, used)))]
         if not clashes:
             return {n: text for n, (text, _) in shown.items()}
         for n in clashes:
@@ -356,11 +363,10 @@ def _shortened(name: str, width: int, max_level: int) -> tuple[str, int]:
     return short, max_level
 
 
+@lru_cache(maxsize=8192)
 def _forced(name: str, level: int, width: int) -> str:
     """The name after every step up to `level`, whether or not it fits before."""
-    for step in range(1, level + 1):
-        name = _LEVEL_STEPS[step](name, width)
-    return name
+    return name if level == 0 else _LEVEL_STEPS[level](_forced(name, level - 1, width), width)
 
 
 def _tidy(name: str, width: int) -> str:
