@@ -126,7 +126,7 @@ class Profile:
             if table == KERNEL_TABLE:
                 select = self._valid_kernels(catalog, select)
         if table == "StringIds":
-            if table in self.raw_columns and not self.columnar:
+            if table in self.raw_columns and not self.columnar and self.on_note is not None:
                 self._note_repeated_ids()
             self._strings = select
             select = bad_rows.complete_strings(select, sorted(self._missing_strings))
@@ -212,7 +212,7 @@ class Profile:
                 f'SELECT count(*) - count(DISTINCT id) FROM "{self._raw}"."StringIds"').fetchone()[0]}
 
         repeated = source.cached_json(self.sqlite_path, "string-repeats-1", count)["repeated"]
-        if repeated and self.on_note is not None:
+        if repeated:
             self.on_note(f"StringIds holds {repeated:,} id(s) more than once (the export is damaged): each is read "
                          "once, with its smallest name")
 

@@ -320,12 +320,7 @@ def shorten_name(name: str, width: int = NAME_WIDTH, max_level: int = LEVELS - 1
     tells kernels apart, the functor or lambda (`elementwise_kernel<128, 2, void
     gpu_kernel_impl_nocast<masked_fill_kernel(…)::[lambda(float, bool)#1]>(…)…`); (2, 3) collapse template
     arguments nested three, then two brackets deep into `<…>`; (4) cut the middle."""
-    short = name
-    for level in range(1, max_level + 1):
-        if len(short) <= width:
-            return short
-        short = _LEVEL_STEPS[level](short, width)
-    return short
+    return _shortened(name, width, max_level)[0]
 
 
 def shorten_names(names, width: int = NAME_WIDTH) -> dict[str, str]:

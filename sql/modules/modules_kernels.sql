@@ -7,9 +7,10 @@
 -- `..., seq = N, ...`) that launched them, on the launching thread (the `thread` attribution). A module range is
 -- named by a module path (`blocks.2.mlp`, or `bwd:blocks.2.mlp` on autograd's thread): dotted identifiers that
 -- are not a step range ($step_glob, or a numbered step: $step_like) nor one of $not_modules (the phase names).
--- Innermost = the enclosing range that started last. A kernel in no op range but inside autograd's `autograd::engine::evaluate_function: X` (the
--- engine's own work after node X: summing a gradient to its input's shape, accumulating it into the next node's
--- input) takes the op range of node X (`X, seq = N`, the first op range inside it). Kernels in neither kind of
+-- Innermost = the enclosing range that started last. A kernel in no op range but inside autograd's
+-- `autograd::engine::evaluate_function: X` (the engine's own work after node X: summing a gradient to its input's
+-- shape, accumulating it into the next node's input) takes the op range of node X (`X, seq = N`, the first op range
+-- inside it). Kernels in neither kind of
 -- range are one row with both NULL (they count in the step).
 --   $not_modules     names that are phases, not modules ('forward', 'backward', ...)
 --   $step_glob       the step ranges ('step_*'), never modules, whatever the window

@@ -10,9 +10,10 @@
 -- A correlation id names one CUDA call per process (checked on every fixture and reference profile); a call that
 -- launched several operations (a CUDA graph) gets an arrow to each.
 -- Needs (temp views and tables visual/data.py creates): _visual_kernels, _visual_memcpy, _visual_memset, _visual_graphs,
--- _visual_runtime, _visual_driver, _visual_early_ops. Params: $pid_base, $shift_ns, $gpu_pid_base, $overlap_tid_offset as in trace_api.sql and trace_gpu.sql; $file: the profile's
--- place in the export (flow ids are integers, as Perfetto's JSON reader wants them, from a hash of the
--- profile, process, correlation id, stream and start).
+-- _visual_runtime, _visual_driver, _visual_early_ops. Params: $pid_base, $shift_ns, $gpu_pid_base,
+-- $overlap_tid_offset as in trace_api.sql and trace_gpu.sql; $file: the profile's place in the export (flow ids
+-- are integers, as Perfetto's JSON reader wants them, from a hash of the profile, process, correlation id, stream
+-- and start).
 WITH ops AS (
     SELECT 'kernel' AS kind, rowid AS op_id, start, "end", deviceId, streamId, correlationId, globalPid
     FROM _visual_kernels

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from ...core.errors import UsageError
-
 from . import ALPHA, ATTRIBUTIONS, TABLES, WINDOWS
+from ...core.errors import UsageError
 from ...output.options import output_options
 from ...cli.rules_option import RULES_OPTION
 

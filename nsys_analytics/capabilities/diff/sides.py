@@ -45,6 +45,8 @@ def refuse_repeats(runs: list[list[str]], side: str) -> None:
     """UsageError when one side names a run twice, by its path or as a byte-identical copy: one capture counted as
     two runs has no spread, and any difference would read as beyond noise. Two captures are never byte-identical.
     Both sides may name the same profile (it reads as no change)."""
+    if len(runs) < 2:  # one run: nothing to repeat, and no file read for it
+        return
     from ...data.cache.digest import content_digest
 
     seen: dict[tuple[str, ...], list[str]] = {}
