@@ -19,6 +19,9 @@ class Result:
     exact: bool = False  # CSV writes floats whole (measured values), not with nsys' one decimal
     # The columns a narrow terminal keeps longest, most important first (output/fit.py); none: the name and the first.
     key_columns: tuple[str, ...] = ()
+    # Decimals a table or markdown shows for these float columns (the default is one): where values are small
+    # (a module's milliseconds per step) one decimal would read 0.1 for anything from 50 to 149 us.
+    decimals: dict[str, int] = field(default_factory=dict)
 
     def materialize(self) -> "Result":
         """Read the remaining batches of a streamed result into `rows`."""

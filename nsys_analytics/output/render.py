@@ -118,8 +118,9 @@ def to_markdown(result) -> str:
     numeric = _numeric_columns(result)
     lines = ["| " + " | ".join(headers) + " |"]
     lines.append("|" + "|".join("---:" if numeric[i] else "---" for i in range(len(headers))) + "|")
+    places = _places(result)
     for row in result.rows:
-        cells = [escape_controls(_pretty(v)).replace("|", "\\|") for v in row]
+        cells = [escape_controls(_pretty(v, p)).replace("|", "\\|") for v, p in zip(row, places)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines + [""] + [f"_{escape_controls(n)}_" for n in result.notes]) + "\n"
 
@@ -176,8 +177,15 @@ def _cells(result, numeric, prose, name_width: int) -> list[list[str]]:
     """Every cell as text: numbers with separators, sentences whole, names by the unique-name rule."""
     texts = [shorten_names({_text(row[i]) for row in result.rows}, name_width) if not (numeric[i] or prose[i])
              else {} for i in range(len(numeric))]
-    return [[_pretty(v) if numeric[i] else _text(v) if prose[i] else texts[i][_text(v)] for i, v in enumerate(row)]
-            for row in result.rows]
+    places = _places(result)
+    return [[_pretty(v, places[i]) if numeric[i] else _text(v) if prose[i] else texts[i][_text(v)]
+             for i, v in enumerate(row)] for row in result.rows]
+
+
+def _places(result) -> list[int]:
+    """Each column's decimals for a float (Result.decimals, else one)."""
+    decimals = getattr(result, "decimals", None) or {}
+    return [decimals.get(c, 1) for c in result.columns]
 
 
 def _narrowed(result, cells, numeric, prose, widths) -> list[list[str]]:
@@ -285,13 +293,13 @@ def _text(v) -> str:
     return escape_controls(_plain(v))
 
 
-def _pretty(v) -> str:
+def _pretty(v, places: int = 1) -> str:
     if isinstance(v, bool) or v is None:
         return _plain(v)
     if isinstance(v, int):
         return f"{v:,}"
     if isinstance(v, float):
-        return f"{v:,.1f}" if math.isfinite(v) else str(v)
+        return f"{v:,.{places}f}" if math.isfinite(v) else str(v)
     return str(v)
 
 
