@@ -352,6 +352,19 @@ def test_cli_kernels_over_several_profiles_has_a_rank_column():
     assert ranks == {"0", "1", "all"}
 
 
+@pytest.mark.parametrize("command", ["kernels", "nccl"])
+def test_combined_and_per_rank_together_are_a_usage_error(command):
+    """Each flag shows one of the two tables; given both, the one named last won and the other was dropped
+    without a word. Each alone still shows its table."""
+    both = _cli(command, str(TRAIN), str(FORWARD), "--combined", "--per-rank", "--jobs", "1")
+    assert both.returncode == 2 and "--combined and --per-rank" in both.stderr and not both.stdout
+    combined = _cli(command, str(TRAIN), str(FORWARD), "--combined", "--format", "csv", "--jobs", "1")
+    per_rank = _cli(command, str(TRAIN), str(FORWARD), "--per-rank", "--format", "csv", "--jobs", "1")
+    assert combined.returncode == 0 and per_rank.returncode == 0, combined.stderr + per_rank.stderr
+    assert not combined.stdout.startswith("Rank,") and per_rank.stdout.startswith("Rank,")
+    assert "all" not in {line.split(",")[0] for line in per_rank.stdout.splitlines()[1:]}
+
+
 def test_a_single_instance_std_is_blank_in_every_format():
     """Over several profiles a single instance's StdDev is blank, as the recipes print it: an empty cell in the
     table, markdown and CSV, null in JSON; every other row's StdDev is printed."""

@@ -33,8 +33,8 @@ def set_options(f):
         click.option("--skip-bad", is_flag=True, help="Go on without profiles that cannot be read (named on stderr)."),
         click.option("--by-rank", is_flag=True, help="Treat one report holding several processes as one rank per "
                                                      "process (several profiles always are)."),
-        click.option("--combined", "only", flag_value="combined", help="Several profiles: only the combined table."),
-        click.option("--per-rank", "only", flag_value="ranks", help="Several profiles: only the per-rank table."),
+        click.option("--combined", is_flag=True, help="Several profiles: only the combined table."),
+        click.option("--per-rank", is_flag=True, help="Several profiles: only the per-rank table."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -50,7 +50,8 @@ def profiles_argument(handler=None, module: str | None = None):
 
     def decorate(f):
         @functools.wraps(f)
-        def wrapper(profiles, scheduler, jobs, skip_bad, by_rank, only, **kwargs):
+        def wrapper(profiles, scheduler, jobs, skip_bad, by_rank, combined, per_rank, **kwargs):
+            only = only_table(combined, per_rank)
             if _is_single(profiles) and not by_rank and not scheduler:
                 return f(profile=Path(profiles[0]), **kwargs)
             if kwargs.get("fmt") == "parquet" and f.__module__.endswith(_TEXT_BODIES):
@@ -92,6 +93,15 @@ def profiles_argument(handler=None, module: str | None = None):
         return wrapper
 
     return decorate
+
+
+def only_table(combined: bool, per_rank: bool) -> str | None:
+    """Which of a set's tables to show: "combined", "ranks", or None for both (the two flags exclude each other)."""
+    if combined and per_rank:
+        from ..core.errors import UsageError
+
+        raise UsageError("--combined and --per-rank each show one of the two tables; give one, or neither for both")
+    return "combined" if combined else "ranks" if per_rank else None
 
 
 # Commands whose body renders its own text (a report of several sections) rather than emitting Results: over

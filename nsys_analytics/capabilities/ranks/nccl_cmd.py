@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...data.engine import make_engine
 from .render import SetOutput
-from ...cli.many import check_output, set_options
+from ...cli.many import check_output, only_table, set_options
 from ...cli.options import output_options
 from ...output.write import write
 
@@ -22,7 +22,7 @@ from ...output.write import write
                    "GPU time of NCCL kernels per operation (AllReduce, ...), kernel name or launching NCCL range.")
 @click.option("--trace", is_flag=True, help="One row per NCCL kernel (the normalized view) instead of a summary.")
 @output_options
-def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, output):
+def command(profiles, scheduler, jobs, skip_bad, by_rank, combined, per_rank, by, trace, fmt, output):
     """NCCL collectives over all ranks and per rank: NCCL's calls as the `nccl_sum` recipe (its NVTX ranges), or
     the GPU time of its kernels (ncclDevKernel_* / ncclKernel_*) per operation with --by op.
 
@@ -38,6 +38,7 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, only, by, trace, fmt, 
     from .summary import SetResult
     from ...core.result import Result
 
+    only = only_table(combined, per_rank)
     engine = make_engine(scheduler, jobs)
     try:
         pset = ProfileSet(list(profiles), engine=engine, skip_bad=skip_bad)
