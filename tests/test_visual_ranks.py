@@ -197,6 +197,23 @@ def test_job_page_has_one_aligned_timeline_per_rank(job_page):
     assert figures[0][3] == figures[1][3] > 1000  # the same width: one time axis
 
 
+def test_job_page_calls_profiles_that_name_no_rank_profiles_not_one_job(tmp_path):
+    """Two unrelated profiles (a training and a forward-only run: no rank in their environment or names) are
+    numbered in the order given; the page no longer titles them "2 ranks of one job". Files of one job keep it."""
+    import re
+
+    pages = {}
+    for key, inputs in (("unrelated", [FIXTURES / "profiles" / "gpt_train.sqlite",
+                                       FIXTURES / "profiles" / "gpt_forward.sqlite"]), ("job", [STRAGGLER])):
+        out = tmp_path / f"{key}.html"
+        run("html", *inputs, "-o", out)
+        text = out.read_text()
+        pages[key] = (re.search(r"<h1>nsys-analytics: (\d+ \w+) ", text).group(1),
+                      re.search(r'<p class="sub">([^;]*);', text).group(1))
+    assert pages["unrelated"] == ("2 profiles", "2 profiles taken as ranks")
+    assert pages["job"] == ("2 ranks", "2 ranks of one job")
+
+
 def test_html_tables_never_show_two_kernels_under_one_name(tmp_path):
     """gpt_forward's top kernels held two `elementwise_kernel<128, 2, … nocast<…>(…)::[lambda(int)#1]>(…)`."""
     from nsys_analytics.output.render import shorten_name

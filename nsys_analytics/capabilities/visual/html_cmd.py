@@ -82,7 +82,7 @@ def _job_page(profiles, output: Path, rules_files, skip_bad: bool) -> None:
     """The page of a job's ranks (several profiles, a folder or a glob)."""
     from ...data.engine import make_engine
     from ...data.profile_set import ProfileSet
-    from .job import job_view
+    from .job import is_one_job, job_view
     from .job_render import render_job_page
 
     pset = ProfileSet(list(profiles), engine=make_engine(jobs=1), skip_bad=skip_bad)
@@ -90,7 +90,8 @@ def _job_page(profiles, output: Path, rules_files, skip_bad: bool) -> None:
     for line in [f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})", *pset.messages()]:
         click.echo(line, err=True)
     rules = load_rules(rules_files)
-    title = f"nsys-analytics: {plural(len(pset), 'rank')} ({', '.join(map(str, profiles))})"
+    what = plural(len(pset), "rank" if is_one_job(pset) else "profile")
+    title = f"nsys-analytics: {what} ({', '.join(map(str, profiles))})"
     page = render_job_page(job_view(pset, rules, title), rules.category_names)
     with replacing(output) as tmp:
         tmp.write_text(page, encoding="utf-8")

@@ -35,12 +35,26 @@ class JobView:
     step: str | None = None                    # the step the timelines show
     timelines: list[RankTimeline] = field(default_factory=list)
     missing: dict[str, str] = field(default_factory=dict)  # section -> why it is empty and what to do
+    # False: the profiles name no rank ids (numbered in the order given) or look like several jobs' (mismatches)
+    one_job: bool = True
+
+    @property
+    def what(self) -> str:
+        """What the page is of: the ranks of one job, or profiles taken as ranks."""
+        n = len(self.ranks)
+        return f"{plural(n, 'rank')} of one job" if self.one_job else f"{plural(n, 'profile')} taken as ranks"
+
+
+def is_one_job(pset) -> bool:
+    """Whether the profiles read as the ranks of one job: they name their rank ids, and nothing in them says they
+    come from different launches or jobs."""
+    return pset.rank_source != "input order" and not pset.mismatches
 
 
 def job_view(pset, rules: RuleSet, title: str) -> JobView:
     """Everything the page of a job shows; a section whose data is missing says why."""
     head = f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})"
-    view = JobView(title, pset.ranks, [head, *pset.messages()])
+    view = JobView(title, pset.ranks, [head, *pset.messages()], one_job=is_one_job(pset))
     report = _or_missing(view, "ranks", lambda: ranks_report(pset))
     if report is not None:
         view.verdict = RanksOutput(report, view.head + report.notes)

@@ -15,7 +15,7 @@ def render_job_page(job: JobView, categories: list[str]) -> str:
     links = [("verdict", "verdict"), ("nccl", "NCCL"), ("kernels", "kernels"), ("categories", "categories"),
              ("timelines", "timelines")]
     parts = [f"<h1>{_e(job.title)}</h1>",
-             (f'<p class="sub">{plural(len(job.ranks), "rank")} of one job; made by nsys-analytics, every figure from its '
+             (f'<p class="sub">{_e(job.what)}; made by nsys-analytics, every figure from its '
               "commands (<code>ranks</code>, <code>nccl</code>, <code>kernels</code>, <code>breakdown</code>, "
               "<code>timeline</code>).</p>"),
              "<nav>" + " ".join(f'<a href="#{k}">{w}</a>' for k, w in links) + "</nav>",
