@@ -196,6 +196,10 @@ HOSTILE_VALUES: dict[str, tuple[str, str]] = {  # name -> (class, SQL that makes
     "blob-in-name-id": ("text or blob in an integer column", f"UPDATE {R} SET nameId = X'00' WHERE rowid = 6;"),
     "text-in-ids": ("text or blob in an integer column",
                     f"UPDATE {K} SET demangledName = 'gemm', shortName = X'01' WHERE rowid % 3 = 0;"),
+    "blob-in-strings": ("a blob in a text column", f"UPDATE StringIds SET value = X'FF00FE' WHERE id = "
+                                                   f"(SELECT shortName FROM {K} LIMIT 1);"),  # not UTF-8
+    "utf8-blob-in-strings": ("a blob in a text column", f"UPDATE StringIds SET value = CAST(value AS BLOB) WHERE id "
+                                                        f"= (SELECT shortName FROM {K} LIMIT 1);"),
     "missing-strings": ("missing StringIds or ids", f"DELETE FROM StringIds WHERE id IN (SELECT demangledName "
                                                     f"FROM {K} UNION SELECT nameId FROM {R});"),
     "dangling-ids": ("missing StringIds or ids",

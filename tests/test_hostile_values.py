@@ -267,6 +267,16 @@ def test_wrong_type_is_one_line_exit_1_from_every_command(hostile, tmp_path, arg
         one_line_error(result, 1, str(path))
 
 
+@pytest.mark.parametrize("case", ["blob-in-strings", "utf8-blob-in-strings"])
+@pytest.mark.parametrize("args", [["kernels"], ["diagnose"], ["info"], ["sql", "SELECT count(*) FROM kernels"]])
+def test_a_blob_in_a_text_column_refuses_the_file_naming_it(hostile, case, args):
+    """A name stored as a blob: its bytes not UTF-8 made DuckDB's message unreadable to Python (an internal error,
+    exit 3); as UTF-8, the refusal quoted DuckDB's own words. Both name the table and column now."""
+    path = hostile(case)
+    result = run(args[0], path, *args[1:])
+    one_line_error(result, 1, str(path), "table StringIds, column value holds a blob where nsys writes text")
+
+
 # -- names missing from StringIds --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", ["missing-strings", "dangling-ids", "no-stringids"])
 def test_missing_names_show_as_stand_ins(hostile, tmp_path, case):

@@ -268,6 +268,8 @@ class Profile:
                 self._ensure_objects(query)
         except duckdb.Error as e:
             raise self._error(e) from e
+        except UnicodeDecodeError as e:
+            raise self._not_utf8(e, False) from e
 
     def _ensure_objects(self, query: str) -> None:
         """Create the compat views, views and table macros the query reads, and what they read, the first time
@@ -368,6 +370,8 @@ class Profile:
             return Result(columns, cur.fetchall())
         except duckdb.Error as e:
             raise self._error(e, own) from e
+        except UnicodeDecodeError as e:
+            raise self._not_utf8(e, own) from e
 
     def _execute(self, query: str, params: dict[str, Any] | None):
         self._ensure_objects(query)
@@ -385,6 +389,14 @@ class Profile:
                 yield batch
         except duckdb.Error as e:
             raise self._error(e, own) from e
+        except UnicodeDecodeError as e:
+            raise self._not_utf8(e, own) from e
+
+    def _not_utf8(self, e: UnicodeDecodeError, own: bool):
+        """DuckDB quotes a value it cannot convert in its message; bytes that are not UTF-8 there (a blob in a text
+        column) make the message itself unreadable to Python."""
+        known = bad_values.value_error(e, [self.sqlite_path], found_only=own)
+        return known or QueryError("SQL error: a value is not UTF-8 text (DuckDB's message about it cannot be shown)")
 
     def _error(self, e: Exception, own: bool = False):
         """A damaged file shows up only when a query reads it: blame the file, not the query (but a value error of
