@@ -276,3 +276,20 @@ def test_diagnose_over_the_ranks_puts_the_straggler_first_and_start_up_out():
     top = json.loads(whole.stdout)["findings"][0]
     first_step = _steps_by_hand(STRAGGLER[0])[0][0][0]
     assert top["at_stake_ns"] > 4_000_000_000 and top["windows"][0]["start_ns"] < first_step
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_diagnose_fail_on_counts_the_cross_rank_straggler(fmt):
+    """fsdp2_forward's designed fault (truth.0.json: rank 0's block_2 mlp 30.45 ms against 5.74 ms) is a warning
+    across ranks and no rank's own finding reaches one; `--fail-on warning` exited 0 on it (only the ranks' own
+    findings counted). The balanced run of the same workload still passes."""
+    import subprocess
+    import sys
+
+    def code(run: str, fail_on: str) -> int:
+        return subprocess.run([sys.executable, "-m", "nsys_analytics", "diagnose", *map(str, rank_files(run)),
+                               "--jobs", "1", "--fail-on", fail_on, "--format", fmt], capture_output=True).returncode
+
+    assert code("fsdp2_forward", "warning") == 4
+    assert code("fsdp2_forward", "error") == 0
+    assert code("fsdp2_balanced", "warning") == 0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from ..core.errors import EXIT_FINDINGS
 from ..core.result import Result
 from ..core.words import plural
 from ..data.engine import SCHEDULER_ENV, make_engine
@@ -157,6 +158,8 @@ def diagnose_set(pset, module: str, options: dict):
         scope = f"the steady state: the detected steps' span, {kwargs['start']} to {kwargs['end']}"
     per_rank = run_body_per_rank(pset, module, kwargs)
     findings = ranks_render.tables(report, ["findings"])["findings"]
+    if _fails(options.get("fail_on"), [severity for severity, _message in findings.rows]):
+        per_rank.exit_code = max(per_rank.exit_code, EXIT_FINDINGS)  # the straggler fails a check like any finding
     if not isinstance(per_rank, RankTexts):  # CSV: one table, the cross-rank findings first as rank `all`
         return _with_cross_rank_rows(per_rank, findings)
     fmt = options.get("fmt", "table")
@@ -170,6 +173,13 @@ def diagnose_set(pset, module: str, options: dict):
                  f"covers {scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
         text = "\n".join(lines) + "\n"
     return RankTexts([("all", "cross-rank findings", text), *per_rank.sections], per_rank.exit_code)
+
+
+def _fails(fail_on: str | None, severities: list[str]) -> bool:
+    """Whether `diagnose --fail-on` fails on findings of these severities."""
+    from ..capabilities.diagnose.findings import rank
+
+    return bool(fail_on) and any(rank(s) >= rank(fail_on) for s in severities)
 
 
 def _with_cross_rank_rows(per_rank, findings: Result):
