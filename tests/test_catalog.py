@@ -3,8 +3,10 @@ diff (= `diff` on the files), trend, gate, schema versions, bad input, concurren
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -168,6 +170,27 @@ def test_a_gate_failed_on_its_threshold_alone_does_not_say_no_change(db):
     change = float(line.split("(regression ")[1].split(" %")[0])
     assert result.exit_code == 4 and 5 < change < 45, line
     assert "Failed on the threshold alone" in line and "within noise" in line and "No change" not in line
+
+
+def test_a_passing_step_gate_names_a_kernel_time_regression_beyond_noise(db):
+    """gpt_extra_1 adds matmuls in an `extra` range (fixtures/diff: +0.24 ms of GPU time per step by its CUDA events,
+    about 9 % of gpt_aa's 2.55 ms of kernels per step) to a step whose CPU-bound time varies by tens of % between
+    identical runs: the step-time gate passes, and its line now says that the kernel time grew beyond noise over
+    the budget (it said only PASS, with diff's "+9.0 % beyond run-to-run noise" further on). `--metric kernels`
+    fails it; an A/A pair names nothing."""
+    for name in ("gpt_aa_1", "gpt_aa_2", "gpt_extra_1"):
+        runs("add", unpacked(FIXTURES / "diff" / f"{name}.sqlite.xz"), db=db)
+    step = CliRunner().invoke(cli, ["runs", "gate", "3", "--baseline", "1", "--db", db])
+    assert step.exit_code == 0 and step.output.startswith("PASS"), step.output
+    assert "but GPU kernel time per step +" in step.output and "`--metric kernels` gates on it" in step.output
+    base_ms, new_ms = map(float, re.search(r"GPU kernel time per step ([\d.]+) ms -> ([\d.]+) ms", step.output).groups())
+    with open(FIXTURES / "diff" / "gpt_extra_1_timeit.csv", newline="") as f:
+        extra = [float(r["extra_ms"]) for r in csv.DictReader(f)]
+    assert new_ms - base_ms == pytest.approx(sum(extra) / len(extra), rel=0.15)
+    kernels = CliRunner().invoke(cli, ["runs", "gate", "3", "--baseline", "1", "--metric", "kernels", "--db", db])
+    assert kernels.exit_code == 4, kernels.output
+    same = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "1", "--max-regression", "50", "--db", db])
+    assert "but GPU kernel time per step" not in same.output, same.output
 
 
 def test_python_catalog_returns_dataframes(db):

@@ -80,6 +80,8 @@ def gate(report: DiffReport, max_regression_pct: float, base_id: int | None, new
     why = (f"regression {change:+.1f} % > {max_regression_pct:g} %" if failed else
            f"{change:+.1f} % within the {max_regression_pct:g} % budget" if change <= max_regression_pct else
            f"{change:+.1f} % over {max_regression_pct:g} % but within noise")
+    if not failed and (kernel := _kernel_regression(h, max_regression_pct)):
+        why += f"; {kernel}"
     base = f"run {base_id}" if base_id is not None else "baseline"
     what = (f"Step time ({h['range']}, mean of {h['base_instances']} vs {h['new_instances']}) "
             if h.get("metric") == "step" else "Kernel time ")
@@ -95,6 +97,18 @@ def gate(report: DiffReport, max_regression_pct: float, base_id: int | None, new
                  "calls this one within noise; more runs per side (`runs diff A1 A2 --vs B1 B2`) would tell.")
     return GateDecision(failed, f"{'FAIL' if failed else 'PASS'} ({why}; {new_name} vs {base}): {figures}. "
                                 f"{story}")
+
+
+def _kernel_regression(headline: dict, max_regression_pct: float) -> str | None:
+    """Where the step time passes but diff finds the GPU kernel time per step grown beyond noise and over the budget
+    (a CPU-bound step hides a GPU regression in its noise): the words that say so, else None."""
+    kernel = headline.get("kernel") or {}
+    change = kernel.get("change_pct")
+    if headline.get("metric") != "step" or not kernel.get("beyond_noise") or change is None \
+            or change <= max_regression_pct:
+        return None
+    return (f"but GPU kernel time per step {change:+.1f} % beyond run-to-run noise, over the budget: "
+            "`--metric kernels` gates on it")
 
 
 def parse_metric(text: str) -> tuple[str, str | None]:
