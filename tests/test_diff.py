@@ -267,3 +267,19 @@ def test_nccl_time_grown_by_a_straggler_is_not_called_communication_alone():
     verdict = json.loads(invoke(*args).output)["verdict"]
     assert "mostly communication kernels" in verdict, verdict
     assert "may be time spent waiting for a slower rank" in verdict and "`nsys-analytics ranks`" in verdict
+
+
+def test_several_ranks_say_the_kernel_time_is_their_sum_and_the_step_time_their_mean():
+    """Two ranks a side: the kernel time per step is both ranks' kernels summed (about twice one rank's, so it read
+    as more than the step time with no word why) and the step time the ranks' mean; the steps counted are the
+    ranks' instances. The verdict says each; the summed figure equals the sum of each rank's own diff."""
+    ranks = PROFILES.parent / "ranks"
+    base = sorted((ranks / "ddp_balanced").glob("*.sqlite"))
+    new = sorted((ranks / "ddp_straggler").glob("*.sqlite"))
+    both = json.loads(invoke("diff", "--base", *base, "--new", *new, "--format", "json").output)
+    assert "GPU kernel time per step (summed over 2 ranks)" in both["verdict"]
+    assert "Step time (mean over 2 ranks)" in both["verdict"] and "rank steps" in both["verdict"]
+    alone = [json.loads(invoke("diff", b, n, "--format", "json").output) for b, n in zip(base, new)]
+    assert all("summed over" not in a["verdict"] and "rank steps" not in a["verdict"] for a in alone)
+    assert both["headline"]["kernel"]["base_ns"] == pytest.approx(sum(a["headline"]["kernel"]["base_ns"]
+                                                                      for a in alone), rel=1e-9)

@@ -66,6 +66,7 @@ def headline(b: Side, n: Side, rb: dict, rn: dict, alpha: float, min_effect: dic
         "runs": [len(b.runs), len(n.runs)], "p_value": lead.p_value, "test": lead.test, "min_p": None,
         # a test's answer; None where one run per side leaves it to a threshold (runs gate decides by its own)
         "beyond_noise": lead.beyond if lead.p_value is not None else None,
+        "ranks": [max(len(r) for r in b.runs), max(len(r) for r in n.runs)],  # per run, each side
         "step": _judgement(step), "kernel": _judgement(kernel), "moved": moved, "story": None, "story_ns": None,
         "story_kernel_ns": None,
     }
@@ -84,8 +85,9 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
     h = report.headline
     step, kernel, moved = h["step"], h["kernel"], h["moved"]
     unit = h["unit"]
-    kernel_text = f"GPU kernel time {unit} {_from_to(kernel)}"
-    step_text = f"step time {_from_to(step)}" if step else None
+    ranks = _ranks_words(h)  # several ranks: the kernel time is their sum, the step time their mean
+    kernel_text = f"GPU kernel time {unit}{f' (summed over {ranks})' if ranks else ''} {_from_to(kernel)}"
+    step_text = f"step time{f' (mean over {ranks})' if ranks else ''} {_from_to(step)}" if step else None
     tail = f" ({_noise_words(h)})."
     if moved == "none":
         parts = ", ".join(p for p in (step_text, kernel_text) if p)
@@ -109,6 +111,14 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
     return (f"{text}, mostly {where}" if where else text) + tail
 
 
+def _ranks_words(h: dict) -> str:
+    """'2 ranks' (or '2 vs 4 ranks') where a run has several ranks; '' where each has one."""
+    base, new = h.get("ranks") or (1, 1)
+    if max(base, new) <= 1:
+        return ""
+    return f"{base} ranks" if base == new else f"{base} vs {new} ranks"
+
+
 def _from_to(j: dict) -> str:
     return f"{_ms(j['base_ns'])} -> {_ms(j['new_ns'])} ({_signed(j['change_pct'])})"
 
@@ -116,7 +126,8 @@ def _from_to(j: dict) -> str:
 def _noise_words(h: dict) -> str:
     runs = h["runs"]
     counted = h["base_instances"] is not None  # no step family common to both sides: no counts to give
-    window = ("steady state" + (f": {h['base_instances']} vs {h['new_instances']} steps" if counted else "")
+    steps = "rank steps" if _ranks_words(h) else "steps"  # each rank's instances of the step range
+    window = ("steady state" + (f": {h['base_instances']} vs {h['new_instances']} {steps}" if counted else "")
               if h["unit"] == "per step" else "whole capture")
     if h["kernel"]["p_value"] is not None:
         ps = [f"{name} p = {h[name]['p_value']:.2g}" for name in ("step", "kernel") if h[name]]
