@@ -199,3 +199,15 @@ def test_small_modules_show_their_microseconds(fmt):
     line = next(x for x in result.output.splitlines() if "blocks.0.ln1 " in x)
     assert f"{ln1['forward_ms']:.3f}" in line and f"{ln1['backward_ms']:.3f}" in line
     assert f"{ln1['bwd_fwd_ratio']:.2f}" in line
+
+
+def test_the_html_page_shows_small_modules_to_the_microsecond(tmp_path):
+    """The page's modules table as the text table: 0.096 ms, not 0.1 (the CUDA-event truth: 0.104 ms)."""
+    import re
+
+    path = unpacked(MODULES / "modules_instrument.sqlite.xz")
+    ln1 = {r["module"]: r for r in modules_json("instrument")["modules"]}["blocks.0.ln1"]
+    out = tmp_path / "page.html"
+    assert run("html", path, "-o", out).exit_code == 0
+    shown = re.findall(r'data-col="forward_ms" data-v="([^"]+)">([^<]+)<', out.read_text())
+    assert (repr(ln1["forward_ms"]), f"{ln1['forward_ms']:.3f}") in shown

@@ -194,8 +194,9 @@ def _table(result: Result, name: str) -> str:
         return '<p class="note">(no rows)</p>' + "".join(f'<p class="note">{_e(n)}</p>' for n in result.notes)
     head = "".join(f"<th>{_e(h)}</th>" for h in result.display_headers)
     shown = [_shown_texts(result, i) for i in range(len(result.columns))]
-    body = "".join("<tr>" + "".join(_cell(c, v, s) for c, v, s in zip(result.columns, row, shown)) + "</tr>"
-                   for row in result.rows)
+    places = [result.decimals.get(c, 1) for c in result.columns]
+    body = "".join("<tr>" + "".join(_cell(c, v, s, p) for c, v, s, p in zip(result.columns, row, shown, places))
+                   + "</tr>" for row in result.rows)
     notes = "".join(f'<p class="note">{_e(n)}</p>' for n in result.notes)
     return (f'<div class="scroll"><table class="sortable" data-table="{_e(name)}"><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>{notes}")
@@ -207,13 +208,13 @@ def _shown_texts(result: Result, i: int) -> dict[str, str]:
     return shorten_names(sorted(texts), NAME_WIDTH) if texts else {}
 
 
-def _cell(column: str, value, shown: dict[str, str] | None = None) -> str:
+def _cell(column: str, value, shown: dict[str, str] | None = None, places: int = 1) -> str:
     if isinstance(value, bool) or value is None:
         return f"<td data-col=\"{_e(column)}\">{'' if value is None else _e(value)}</td>"
     if isinstance(value, int):
         return f'<td class="n" data-col="{_e(column)}" data-v="{value}">{value:,}</td>'
     if isinstance(value, float):
-        return f'<td class="n" data-col="{_e(column)}" data-v="{value!r}">{value:,.1f}</td>'
+        return f'<td class="n" data-col="{_e(column)}" data-v="{value!r}">{value:,.{places}f}</td>'
     text = str(value)
     short = (shown or {}).get(text) or shorten_name(text, NAME_WIDTH)
     title = f' title="{_e(text)}"' if short != text else ""
