@@ -65,6 +65,8 @@ def test_ranks_share_one_axis_with_step_3_aligned_on_the_common_clock(step3):
                  if b.label == "step_3" and part.timeline.lanes[b.lane].kind == "nvtx"]
         assert drawn == [spans[part.rank]]
     assert [p.rank for p in parts] == [0, 1]
+    # the window says once that it is the ranks' union ("2 ranks: NVTX :step_3, 2 ranks" said the count twice)
+    assert parts[0].timeline.window.source.endswith(", its union over the ranks")
 
 
 def test_stacked_rows_are_titled_by_rank_and_the_png_has_their_size(step3, tmp_path):

@@ -13,7 +13,6 @@ from pathlib import Path
 from ...core.errors import NsysAnalyticsError
 from .timeline import Timeline, build_timeline
 from .window import TimeWindow, WindowRequest, resolve
-from ...core.words import plural
 
 
 @dataclass
@@ -33,7 +32,7 @@ def common_window(pset, request: WindowRequest) -> TimeWindow:
                 raise type(e)(f"rank {member.rank} ({member.name}): {e}") from e
         spans.append((w.start_ns + member.clock_offset_ns, w.end_ns + member.clock_offset_ns, w.source))
     source = spans[0][2] if len({s[2] for s in spans}) == 1 else "the requested window"
-    return TimeWindow(min(s[0] for s in spans), max(s[1] for s in spans), f"{source}, {plural(len(spans), 'rank')}")
+    return TimeWindow(min(s[0] for s in spans), max(s[1] for s in spans), f"{source}, its union over the ranks")
 
 
 def rank_timelines(pset, request: WindowRequest, **options) -> list[RankTimeline]:
