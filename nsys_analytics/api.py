@@ -29,15 +29,19 @@ class Profile(data_access.Profile):
     >>> p.df("SELECT name, sum(duration_ns) FROM kernels GROUP BY name")
     """
 
-    def kernel_summary(self, by_launch: bool = False, limit: int | None = None, **filters):
-        """Top kernels, = `nsys stats --report cuda_gpu_kern_sum` (`by_launch`: `cuda_gpu_kern_gb_sum`).
+    def kernel_summary(self, by_launch: bool = False, limit: int | None = None, graphs: bool = False, **filters):
+        """Top kernels, = `nsys stats --report cuda_gpu_kern_sum` (`by_launch`: `cuda_gpu_kern_gb_sum`). `graphs`:
+        whole CUDA graph executions too, as `[CUDA graph N]` rows (`kernels --graphs`). The notes the command
+        prints under its table are in the frame's `attrs["notes"]`.
 
-        Filters: name_kind ('demangled'|'short'|'mangled'), device, stream, pid, start_ns, end_ns, match.
+        Filters: name_kind ('demangled'|'short'|'mangled'), device, stream, pid, start_ns, end_ns, match,
+        range_name, exclude_range_name, attribution.
         """
-        from .core.filters import KernelFilter
+        from .core.filters import KernelFilter, check_limit
         from .capabilities.kernels.report import kernel_summary
 
-        return kernel_summary(self, KernelFilter(**filters), by_launch, limit).to_pandas()
+        result = kernel_summary(self, KernelFilter.from_keywords(**filters), by_launch, check_limit(limit), graphs)
+        return _with_notes(result)
 
     def kernel_categories(self, rules=None, unmatched: bool = False, **filters):
         """Each kernel name with its category, rule and tags (= `nsys-analytics classify`).
@@ -48,7 +52,7 @@ class Profile(data_access.Profile):
         from .capabilities.categories.rules import load_rules
         from .core.filters import KernelFilter
 
-        return classify_kernels(self, load_rules(rules), KernelFilter(**filters), unmatched).to_pandas()
+        return classify_kernels(self, load_rules(rules), KernelFilter.from_keywords(**filters), unmatched).to_pandas()
 
     def breakdown(self, basis: str = "kernel", level: str = "category", rules=None, top: int | None = None,
                   memory_ops: bool = True, by: str | None = None, ranges: list[str] | None = None,
@@ -152,20 +156,22 @@ class ProfileSet(set_access.ProfileSet):
     def kernel_summary(self, by_launch: bool = False, limit: int | None = None, table: str = "all", **filters):
         """cuda_gpu_kern_sum (`by_launch`: cuda_gpu_kern_gb_sum) per rank and over all ranks (exact merge), =
         `nsys-analytics kernels PROFILES...`. Filters as in `Profile.kernel_summary`."""
-        from .core.filters import KernelFilter
+        from .core.filters import KernelFilter, check_limit
         from .capabilities.ranks.sets import kernel_summary_set
 
-        return _set_frame(kernel_summary_set(self, KernelFilter(**filters), limit, by_launch), table)
+        return _set_frame(kernel_summary_set(self, KernelFilter.from_keywords(**filters), check_limit(limit), by_launch),
+                          table)
 
     def kernel_categories(self, rules=None, unmatched: bool = False, limit: int | None = None, table: str = "all",
                           **filters):
         """Each kernel name with its category, rule and tags, per rank and summed over the ranks, =
         `nsys-analytics classify PROFILES...`."""
         from .capabilities.categories.rules import load_rules
-        from .core.filters import KernelFilter
+        from .core.filters import KernelFilter, check_limit
         from .capabilities.ranks.sets import classify_set
 
-        return _set_frame(classify_set(self, load_rules(rules), KernelFilter(**filters), unmatched, limit), table)
+        return _set_frame(classify_set(self, load_rules(rules), KernelFilter.from_keywords(**filters), unmatched,
+                                       check_limit(limit)), table)
 
     def nvtx_summary(self, table: str = "all"):
         """nvtx_sum per rank and over all ranks (exact), = `nsys-analytics nvtx PROFILES...`."""
@@ -221,6 +227,10 @@ class ProfileSet(set_access.ProfileSet):
     def ranks_table(self, table: str = "steps"):
         """The `ranks` report as a DataFrame: table 'steps' | 'summary' | 'phases' | 'collectives'; the findings
         (straggler) are in `ranks_report()`."""
+        if table not in RANKS_TABLES:
+            from .core.errors import UsageError
+
+            raise UsageError(f"table {table!r}: choose one of {', '.join(RANKS_TABLES)}")
         return getattr(self.ranks_report(), table)
 
     def ranks_report(self):
@@ -234,6 +244,16 @@ class ProfileSet(set_access.ProfileSet):
 
         frames = self.map(_rank_df, query, params)
         return pd.concat([f.assign(rank=r) for r, f in zip(self.ranks, frames)], ignore_index=True)
+
+
+RANKS_TABLES = ("steps", "summary", "phases", "collectives")
+
+
+def _with_notes(result):
+    """The result as a DataFrame that keeps the lines the command prints under its table."""
+    frame = result.to_pandas()
+    frame.attrs["notes"] = list(result.notes)
+    return frame
 
 
 def _set_frame(result, table: str):

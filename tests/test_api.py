@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 
 import pytest
@@ -67,3 +69,60 @@ def test_views_are_made_on_first_use_and_all_listed_to_catalog_queries():
     with nsys_analytics.open(PROFILES / "gpt_train.sqlite") as p:
         listed = {name for (name,) in p.sql("SELECT view_name FROM duckdb_views() WHERE NOT internal").rows}
     assert {"kernels", "kernel_ranges", "nvtx_events", "_op_ranges"} <= listed
+
+
+# -- the API's own bad input: one UsageError or QueryError that names the mistake, never an internal one ----------
+@pytest.mark.parametrize("call, words", [
+    (lambda p: p.nvtx_gpu_summary(attribution="bogus"), "attribution 'bogus'"),   # was a NameError
+    (lambda p: p.nvtx_kernel_summary(attribution="bogus"), "attribution 'bogus'"),
+    (lambda p: p.kernel_summary(start_ns="1s"), "start_ns='1s'"),                # was "the file is damaged"
+    (lambda p: p.kernel_summary(limit=0), "limit=0"),                            # was an empty frame
+    (lambda p: p.kernel_summary(limit=-1), "limit=-1"),                          # was DuckDB's Binder Error
+    (lambda p: p.kernel_summary(limit="5"), "limit='5'"),                        # was a ValueError
+    (lambda p: p.kernel_summary(limt=5), "unknown filter 'limt'"),              # was a TypeError on KernelFilter
+    (lambda p: (p.attach(PROFILES / "gpt_forward.sqlite", "b"), p.attach(PROFILES / "gpt_forward.sqlite", "b")),
+     "the alias 'b' is taken"),                                                 # was DuckDB's BinderException
+])
+def test_a_wrong_argument_is_a_usage_error_naming_it(call, words):
+    from nsys_analytics.core.errors import UsageError
+
+    with nsys_analytics.open(TRAIN) as p, pytest.raises(UsageError, match=re.escape(words)):
+        call(p)
+
+
+def test_df_runs_the_users_query_read_only_and_blames_the_query(tmp_path):
+    """df() is the user's door: the `sql` command's guard (a COPY onto the profile replaced it; INSTALL went to the
+    network), and a conversion in the query is the query's error, not "the file is damaged"."""
+    import hashlib
+    import shutil
+
+    from nsys_analytics.core.errors import QueryError
+
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(TRAIN, copy)
+    before = hashlib.sha256(copy.read_bytes()).hexdigest()
+    with nsys_analytics.open(copy) as p:
+        for query in (f"COPY (SELECT 1 AS x) TO '{copy}' (FORMAT csv)", "INSTALL httpfs",
+                      f"ATTACH '{tmp_path / 'new.duckdb'}' AS n", "SELECT * FROM query('SELECT 42')"):
+            with pytest.raises(QueryError, match="refused"):
+                p.df(query)
+        with pytest.raises(QueryError, match="Conversion Error"):
+            p.df("SELECT 'abc'::INT")
+        assert p.df("SELECT count(*) AS n FROM kernels WHERE duration_ns > $d", {"d": 0})["n"][0] > 0
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == before and not (tmp_path / "new.duckdb").exists()
+
+
+def test_kernel_summary_takes_graphs_and_keeps_the_notes():
+    """`kernels --graphs` in Python: the rows the command prints with and without it (graphs_whole traced its 16
+    graph executions whole), and without it the command's note that they are left out."""
+    from click.testing import CliRunner
+
+    from nsys_analytics.cli.main import cli
+
+    path = PROFILES / "graphs_whole.sqlite"
+    cli_rows = {g: len(json.loads(CliRunner().invoke(cli, ["kernels", str(path), "--format", "json",
+                                                           *(["--graphs"] if g else [])]).output)) for g in (0, 1)}
+    with nsys_analytics.open(path) as p:
+        plain, graphs = p.kernel_summary(), p.kernel_summary(graphs=True)
+    assert (len(plain), len(graphs)) == (cli_rows[0], cli_rows[1]) and len(graphs) > len(plain)
+    assert any("whole CUDA graph executions" in n for n in plain.attrs["notes"])

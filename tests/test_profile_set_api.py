@@ -186,3 +186,12 @@ def test_each_method_equals_the_cli_csv_of_the_ddp_ranks(method):
                 assert math.isclose(float(text), value, rel_tol=1e-12), (cells, values)
             else:
                 assert text == str(value), (cells, values)
+
+
+def test_a_set_names_a_wrong_table_or_limit():
+    """ranks_table('bogus') was an AttributeError on the report; kernel_summary(limit=0) an empty frame."""
+    ps = nsys_analytics.open_set([str(p) for p in rank_files("ddp_straggler")], jobs=1)
+    with pytest.raises(UsageError, match="table 'bogus': choose one of steps, summary, phases, collectives"):
+        ps.ranks_table("bogus")
+    with pytest.raises(UsageError, match="limit=0"):
+        ps.kernel_summary(limit=0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from difflib import SequenceMatcher
 
 from .errors import UsageError
@@ -43,6 +43,21 @@ class KernelFilter:
             raise UsageError(f"--start {self.start_ns / 1e9:g}s is later than --end {self.end_ns / 1e9:g}s: "
                              "give the earlier time as --start")
 
+    @classmethod
+    def from_keywords(cls, **filters) -> "KernelFilter":
+        """The filter a Python call's keywords name: an unknown keyword or a time that is not a whole number of ns
+        is a UsageError naming the keywords there are (not a TypeError about this class)."""
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(filters) - set(known))
+        if unknown:
+            raise UsageError(f"unknown filter {', '.join(map(repr, unknown))}: the filters are {', '.join(known)}")
+        for key in ("device", "stream", "pid", "start_ns", "end_ns"):
+            value = filters.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise UsageError(f"{key}={value!r}: give a whole number" + (" of nanoseconds on the profile's clock"
+                                                                          if key.endswith("_ns") else ""))
+        return cls(**filters)
+
     @property
     def by_range(self) -> bool:
         """True when the filter keeps or drops kernels by NVTX range."""
@@ -50,6 +65,13 @@ class KernelFilter:
 
     def params(self) -> dict:
         return asdict(self)
+
+
+def check_limit(limit) -> int | None:
+    """A Python call's `limit`: None or a whole number of at least 1, as the command line's --limit."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise UsageError(f"limit={limit!r}: give a whole number of at least 1 (or None for every row)")
+    return limit
 
 
 def closest_first(pattern: str, names) -> list[str]:

@@ -6,7 +6,6 @@ import os
 import re
 import secrets
 import shutil
-import tempfile
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager

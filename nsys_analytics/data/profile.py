@@ -420,7 +420,15 @@ class Profile:
         return [name for (name,) in self.sql("SELECT DISTINCT name FROM _nvtx_ranges ORDER BY name").rows]
 
     def df(self, query: str, params: dict[str, Any] | None = None):
-        """Like `sql()`, as a pandas DataFrame."""
+        """Your query, read-only as the `sql` command runs it (sql_guard: no COPY, ATTACH, INSTALL, ...), as a pandas
+        DataFrame; a conversion or overflow in it is the query's error, not the file's."""
+        from . import sql_guard
+
+        sql_guard.check_read_only(query)
+        return self.sql(query, params, own=True).to_pandas()
+
+    def frame(self, query: str, params: dict[str, Any] | None = None):
+        """The package's own query as a pandas DataFrame (no guard: `df` is the door for a user's)."""
         return self.sql(query, params).to_pandas()
 
     def run_file(self, folder: str, name: str, params: dict[str, Any] | None = None, stream: bool = False) -> Result:
@@ -438,6 +446,9 @@ class Profile:
     def attach(self, path: str | Path, alias: str) -> Profile:
         """Open another profile on the same connection; its views live under `alias.` (e.g. `b.kernels`)."""
         check_alias(alias)
+        if alias in {n for (n,) in self.con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}:
+            raise UsageError(f"the alias {alias!r} is taken on this connection (a profile attached as it, or a "
+                             "name DuckDB keeps); choose another")
         # DuckDB's common-subplan optimizer takes scans of two attached SQLite files with the same tables
         # for the same scan (seen with DuckDB 1.5.5): every cross-profile query would read one file twice.
         self.con.execute("SET disabled_optimizers = 'common_subplan'")

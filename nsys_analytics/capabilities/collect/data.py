@@ -28,7 +28,7 @@ def ncu_runs(report_path: Path, metric: str, combine: str = "sum") -> tuple[pd.D
         units = report.metric_units()
         metrics = resolve_metrics([metric], units)
         frame = kernel_frame(report, metrics, ["value"])
-        nvtx = report.df("SELECT kernel_id, domain, kind, level, name FROM ncu_nvtx")
+        nvtx = report.frame("SELECT kernel_id, domain, kind, level, name FROM ncu_nvtx")
     params = [p for p in config.add_configs(frame, nvtx) if p != RUN]
     frame = frame[frame["annotation"].notna()]  # kernels outside every range are no benchmark's
     if RUN not in frame:  # ranges written by hand, without a run number: one run

@@ -184,7 +184,7 @@ def _where(report: DiffReport, sign: int) -> str | None:
     if kernel is not None:
         text += f": {_kernel_phrase(kernel)}"
     if category == COMMUNICATION and sign > 0:
-        text += (f"; a collective's kernels run until the last rank arrives, so this may be time spent waiting "
+        text += ("; a collective's kernels run until the last rank arrives, so this may be time spent waiting "
                  "for a slower rank, not communication: `nsys-analytics ranks` names the rank and range that held "
                  "the others")
     return text

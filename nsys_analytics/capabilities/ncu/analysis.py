@@ -67,7 +67,7 @@ def analyze(report: NcuReport, options: Options) -> Analysis:
     hidden = _hidden_metrics(derived, columns, metrics, units)
     frame = kernel_frame(report, metrics + hidden, columns + hidden)
     frame = _filter(frame, options.match)
-    nvtx = report.df("SELECT kernel_id, domain, kind, level, name FROM ncu_nvtx")
+    nvtx = report.frame("SELECT kernel_id, domain, kind, level, name FROM ncu_nvtx")
     params = config.add_configs(frame, nvtx, config.compile_pattern(options.config_regex))
     value_units = {c: units.get(m, "") for c, m in zip(columns + hidden, metrics + hidden)}
     analysis = Analysis(frame, value_units, list(columns), params,

@@ -32,7 +32,7 @@ def join_nsys(report: NcuReport, nsys_path: str | Path) -> Join:
     from ...data.profile import Profile
 
     with Profile(nsys_path) as profile:
-        kernels = profile.df("SELECT start_ns, duration_ns, mangled_name, short_name FROM kernels")
+        kernels = profile.frame("SELECT start_ns, duration_ns, mangled_name, short_name FROM kernels")
     has_mangled = report.sql("SELECT count(*) FROM ncu_kernels WHERE mangled_name IS NULL").rows[0][0] == 0
     by = "mangled" if has_mangled else "function"
     report.con.register("_nsys_kernels", kernels)

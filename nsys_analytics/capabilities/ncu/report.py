@@ -84,7 +84,15 @@ class NcuReport:
         return Result([d[0] for d in cur.description], cur.fetchall())
 
     def df(self, query: str, params: dict[str, Any] | None = None):
-        """Like `sql()`, as a pandas DataFrame."""
+        """Your query, read-only as the `sql` command runs it (sql_guard: no COPY, ATTACH, INSTALL, ...), as a pandas
+        DataFrame."""
+        from ...data import sql_guard
+
+        sql_guard.check_read_only(query)
+        return self.sql(query, params, own=True).to_pandas()
+
+    def frame(self, query: str, params: dict[str, Any] | None = None):
+        """The package's own query as a pandas DataFrame (no guard: `df` is the door for a user's)."""
         return self.sql(query, params).to_pandas()
 
     def run_file(self, folder: str, name: str, params: dict[str, Any] | None = None) -> Result:
@@ -112,7 +120,7 @@ class NcuReport:
 
     def summary(self):
         """The ncu_summary view as a DataFrame: headline metrics per result, base units."""
-        return self.df("SELECT * FROM ncu_summary")
+        return self.frame("SELECT * FROM ncu_summary")
 
     # -- more reports on the same connection --------------------------------------------------
     def attach(self, path: str | Path, alias: str) -> NcuReport:

@@ -211,7 +211,7 @@ def require_ranges(profile: Profile) -> None:
 def _check_options(profile: Profile, attribution: str, name_kind: str = "demangled",
                    needs_kernels: bool = False):
     if attribution not in ATTRIBUTIONS:
-        raise UsageError(f"attribution {mode!r}: choose one of {', '.join(MODES)}")
+        raise UsageError(f"attribution {attribution!r}: choose one of {', '.join(ATTRIBUTIONS)}")
     if name_kind not in NAME_KINDS:
         raise UsageError(f"name kind {name_kind!r}: choose one of {', '.join(NAME_KINDS)}")
     require_ranges(profile)

@@ -55,7 +55,7 @@ def range_durations(member) -> pd.DataFrame:
     """(name, style, duration_ns, instances): the distribution of one rank's NVTX range durations (nvtx_sum)."""
     with member.open() as p:
         require_ranges(p)
-        return p.df("SELECT name, style, duration_ns, count(*) AS instances FROM _nvtx_ranges "
+        return p.frame("SELECT name, style, duration_ns, count(*) AS instances FROM _nvtx_ranges "
                     "WHERE duration_ns IS NOT NULL GROUP BY ALL")
 
 
@@ -88,7 +88,7 @@ def nccl_range_durations(member) -> pd.DataFrame:
         if not p.has_table("NVTX_EVENTS"):
             return pd.DataFrame({"name": pd.Series(dtype=object), "duration_ns": pd.Series(dtype="int64"),
                                  "instances": pd.Series(dtype="int64")})
-        return p.df("SELECT name, duration_ns, count(*) AS instances FROM nvtx_events "
+        return p.frame("SELECT name, duration_ns, count(*) AS instances FROM nvtx_events "
                     "WHERE domain = 'NCCL' AND style <> 'Mark' AND duration_ns IS NOT NULL GROUP BY ALL")
 
 

@@ -8,7 +8,6 @@ from ...core.result import Result
 from .html_render import CSS, SORT_JS, _breakdown_png, _e, _image, _missing, _table
 from .job import JobView
 from .plot import timeline_png
-from ...core.words import plural
 
 
 def render_job_page(job: JobView, categories: list[str]) -> str:
