@@ -233,3 +233,17 @@ def test_schema_prints_what_the_front_matter_and_the_column_docs_say():
     listing = CliRunner().invoke(cli, ["schema"]).output
     assert all(re.search(rf"^{v} +{re.escape(sql_files.read('views', v).summary[:30])}", listing, re.M)
                for v in schema_objects.PUBLIC_VIEWS)
+
+
+def test_a_column_doc_goes_on_in_comment_lines_indented_under_it():
+    """kernel_ranges.kernel_id's doc is two lines; the second was dropped ("... (kind 'graph': in"). A comment
+    indented as a column starts (a note about the next one) is no continuation."""
+    doc = {c.name: c.doc for c in sql_files.view_columns("kernel_ranges")}["kernel_id"]
+    assert doc.endswith("(kind 'graph': in raw.CUPTI_ACTIVITY_KIND_GRAPH_TRACE, graph_executions.op_id)"), doc
+    text = ("-- name: t\n-- kind: view\n-- params: none\n-- needs: none\n-- t.\nSELECT\n"
+            "    1 AS a,                   -- first\n"
+            "                              -- and more\n"
+            "    -- about b\n"
+            "    2 AS b                    -- second\n")
+    assert [(c.name, c.doc) for c in sql_files.SqlFile("t", text).columns] == [("a", "first and more"),
+                                                                               ("b", "second")]

@@ -117,7 +117,8 @@ class SqlFile:
         docs = []
         outer = _OUTER_SELECT.search(self.text)
         for m in _COLUMN_LINE.finditer(outer[0] if outer else ""):
-            docs.append(ColumnDoc(m["name"], (m["doc"] if m["doc"] is not None else m["next"]).strip()))
+            doc = m["doc"] if m["doc"] is not None else m["next"]
+            docs.append(ColumnDoc(m["name"], " ".join(part.strip() for part in _CONTINUED.split(doc)).strip()))
         return docs
 
 
@@ -127,7 +128,11 @@ class SqlFile:
 # own line has none.
 _OUTER_SELECT = re.compile(r"^SELECT\b.*?(?=^(?:FROM|UNION)\b|\Z)", re.M | re.S)
 _COLUMN_LINE = re.compile(r"^(?:[^\n]*?\bAS |(?:    |SELECT )(?:[a-z_][a-z0-9_]*\.)?)(?P<name>[a-z_][a-z0-9_]*),?"
-                          r"(?:[ \t]+--(?P<doc>[^\n]*)|[ \t]*\n[ \t]+--(?P<next>[^\n]*))$", re.M)
+                          r"(?:[ \t]+--(?P<doc>[^\n]*(?:\n[ \t]{20,}--[^\n]*)*)|[ \t]*\n[ \t]+--(?P<next>[^\n]*))$",
+                          re.M)
+# A column's doc goes on in comment lines indented under it (20 spaces or more: a comment about the next column
+# starts where the columns do).
+_CONTINUED = re.compile(r"\n[ \t]{20,}--")
 # A file whose output begins with the columns of another: `-- Extends: base` or `-- Columns: those of base`.
 _BASE = re.compile(r"(?:^|\. )(?:Extends:|Columns: those of) *(?P<base>[a-z_][a-z0-9_]*)")
 

@@ -7,7 +7,7 @@ SELECT
     c.start AS start_ns,                       -- call start (ns, CPU clock of the profile)
     c."end" AS end_ns,                         -- call end (ns)
     c."end" - c.start AS duration_ns,          -- call duration (ns)
-    s.value AS name,                           -- API function, e.g. cudaLaunchKernel or cuLaunchKernel
+    s.value AS name,                           -- as exported: cudaLaunchKernel_v7000 (nsys' reports drop _vNNNN)
     c.api AS api,                              -- 'runtime' or 'driver'
     (c.globalTid >> 24) & 16777215 AS pid,     -- calling process
     c.globalTid & 16777215 AS tid,             -- calling thread
