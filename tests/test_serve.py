@@ -218,6 +218,7 @@ BAD = [
     ("/api/table?view=kernels&p=p0&format=xml", 400), ("/api/table?view=kernels&p=p0&p=p1", 400),
     ("/api/table?view=kernels&p=p0&format=csv&table=nope", 404),
     ("/api/table?view=nvtx-kernels&p=p0&attribution=evil", 400), ("/api/table?view=instances&p=p0", 400),
+    ("/api/table?view=nvtx-kernels&p=p0&range=nope", 400),  # was 200 and no rows; `--range nope` names the ranges
     ("/api/timeline?p=p0&t0=1&t1=x&px=10", 400), ("/api/timeline?p=p0&t0=10&t1=1&px=10", 400),
     ("/api/timeline?p=p0&t0=1&t1=10&px=0", 400), ("/api/timeline?p=p0&t0=1&t1=10&px=100000", 400),
     ("/api/timeline?p=p0&t0=1&t1=99999999999999999999&px=10", 400), ("/api/timeline?p=p0&t0=1&px=10", 400),
@@ -428,3 +429,16 @@ def test_a_finding_links_to_its_window(base, browser):
     href = browser.evaluate("document.querySelector('.finding a').getAttribute('href')")
     args = dict(urllib.parse.parse_qsl(href.split("?", 1)[1]))
     assert args["p"] == pid and int(args["t0"]) < first["start_ns"] < first["end_ns"] < int(args["t1"])
+
+
+def test_ranks_of_one_profile_with_vs_says_vs_is_a_comparison():
+    """`serve A --vs B` lists two profiles; the ranks page said only "one profile is served"."""
+    from nsys_analytics.capabilities.serve.pages import ranks
+    from nsys_analytics.core.errors import UsageError
+
+    session = open_session([str(PROFILES / "gpt_train.sqlite")], [str(PROFILES / "gpt_forward.sqlite")])
+    try:
+        with pytest.raises(UsageError, match=r"one profile is served as ranks \(--vs serves a comparison"):
+            ranks(session, {})
+    finally:
+        close_session(session)

@@ -35,6 +35,10 @@ def nvtx_kernels(served, args: dict) -> Report:
     if "range" in args:
         at = result.columns.index("range")
         result.rows = [r for r in result.rows if r[at] == args["range"]]
+        if not result.rows and args["range"] not in served.profile.range_names():
+            from ...core.filters import unknown_range  # a 4xx naming the closest ranges, as `--range` gives
+
+            raise unknown_range(args["range"], served.profile.range_names(), limit=3)
     return TableReport(result, "nvtx_kernels")
 
 
@@ -104,7 +108,8 @@ def ranks(session, args: dict) -> Report:
     from ..ranks.sets import ranks_report
 
     if session.pset is None or len(session.pset) < 2:
-        raise UsageError("one profile is served: start `serve` with several ranks (files or a folder)")
+        what = "one profile is served as ranks" + (" (--vs serves a comparison, not ranks)" if session.vs else "")
+        raise UsageError(f"{what}: start `serve` with several ranks (files or a folder)")
     report = ranks_report(session.pset)
     return RanksOutput(report, [*report.notes])
 
