@@ -102,12 +102,15 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
         text = f"{_cap(kernel_text)} beyond run-to-run noise"
         text += f" (step time {_from_to(step)}: within it)" if step else ""
     story = _story(report, only)
+    where = _where(report, sign)
     if story is not None:
         step_ns = _story_step_ns(story, h)
         h["story"] = story.sentence(unit, step_ns)
         h["story_ns"], h["story_kernel_ns"] = (step_ns if step_ns is not None else story.kernel_ns), story.kernel_ns
-        return f"{text}: {h['story']}" + tail
-    where = _where(report, sign)
+        if where is None or _story_share(story, h) >= STORY_SHARE:
+            return f"{text}: {h['story']}" + tail
+        # the substitution holds less than half of the change: what weighs most leads, the substitution after it
+        return f"{text}, mostly {where}; besides, {h['story']}" + tail
     return (f"{text}, mostly {where}" if where else text) + tail
 
 
@@ -136,6 +139,13 @@ def _noise_words(h: dict) -> str:
                               if h[name])
     return (f"{window}; one run per side: beyond noise needs at least {thresholds}, the spread of identical runs; "
             "more runs per side (diff A1 A2 A3 --vs B1 B2 B3) would tell")
+
+
+def _story_share(story: Story, h: dict) -> float:
+    """The share of the kernel time's change that the substitution's kernels hold (0 where the kernel time did not
+    change, or moved the other way)."""
+    change = h["kernel"]["new_ns"] - h["kernel"]["base_ns"]
+    return story.kernel_ns / change if change else 0.0
 
 
 def _story_step_ns(story: Story, h: dict) -> float | None:
