@@ -19,7 +19,7 @@ STRAGGLER = RANKS / "ddp_straggler"
 def run(*args) -> str:
     result = CliRunner().invoke(cli, [str(a) for a in args])
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout  # the JSON; notes go to stderr
 
 
 def sections(*args) -> dict:

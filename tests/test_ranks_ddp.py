@@ -11,7 +11,7 @@ from nsys_analytics.data.engine import Sequential
 from nsys_analytics.data.profile_set import ProfileSet
 from nsys_analytics.capabilities.ranks.sets import ranks_report
 
-from .conftest import RANKS, rank_files
+from .conftest import PROFILES, RANKS, rank_files
 
 pytestmark = pytest.mark.skipif(not (RANKS / "ddp_straggler").is_dir(), reason="the DDP fixtures are absent")
 STRAGGLER = rank_files("ddp_straggler") if (RANKS / "ddp_straggler").is_dir() else ()
@@ -293,3 +293,28 @@ def test_diagnose_fail_on_counts_the_cross_rank_straggler(fmt):
     assert code("fsdp2_forward", "warning") == 4
     assert code("fsdp2_forward", "error") == 0
     assert code("fsdp2_balanced", "warning") == 0
+
+
+@pytest.mark.parametrize("command", [["diagnose"], ["breakdown"]])
+def test_one_rank_file_of_a_larger_job_says_so(command):
+    """ddp_straggler.0.sqlite ran with WORLD_SIZE=2 (its environment in META_DATA_CAPTURE): alone, `diagnose` showed
+    its NCCL kernels (waiting for rank 1's designed data-loading delay) with no word that another rank exists. A
+    note on stderr says so and names `ranks`; over both files, and on a one-process profile, no such note."""
+    import subprocess
+    import sys
+
+    def stderr(*paths) -> str:
+        jobs = ["--jobs", "1"] if command == ["diagnose"] and len(paths) > 1 else []
+        out = subprocess.run([sys.executable, "-m", "nsys_analytics", *command, *map(str, paths), *jobs],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stderr
+
+    con = sqlite3.connect(f"file:{STRAGGLER[0]}?mode=ro", uri=True)
+    world = [v for (v,) in con.execute("SELECT value FROM META_DATA_CAPTURE WHERE value LIKE 'WORLD_SIZE=%'")]
+    con.close()
+    assert world == ['WORLD_SIZE="2"']
+    assert "This file is rank 0 of a job of 2 ranks (WORLD_SIZE)" in stderr(STRAGGLER[0])
+    assert "`nsys-analytics ranks`" in stderr(STRAGGLER[0])
+    assert "This file is" not in stderr(*STRAGGLER)
+    assert "This file is" not in stderr(PROFILES / "gpt_train.sqlite")

@@ -24,3 +24,15 @@ def _noted(profile):
     if hasattr(profile, "on_note"):
         profile.on_note = lambda note: click.echo(escape_controls(f"Note: {profile.path}: {note}"), err=True)
     return profile
+
+
+def note_one_rank(given, profile) -> None:
+    """Say on stderr when the one profile a command was given is one rank's file of a larger job (diagnose,
+    breakdown, html read NCCL time that may be waiting); not for a rank of a set the command reads whole."""
+    from ..data.profile_set import one_rank_of_job
+
+    if getattr(given, "is_rank", False) or not getattr(profile, "sqlite_path", None):
+        return
+    note = one_rank_of_job(profile.sqlite_path)
+    if note:
+        click.echo(escape_controls(f"Note: {profile.path}: {note}"), err=True)

@@ -125,6 +125,30 @@ def file_facts(path: str) -> FileFacts:
         con.close()
 
 
+def one_rank_of_job(sqlite_path) -> str | None:
+    """A sentence where the export `sqlite_path` holds fewer processes than the WORLD_SIZE of the job it ran in (one rank's file of a
+    distributed run): its NCCL time then includes waiting for the others, which only the whole set can tell. None
+    for any other file, and for one that cannot be read (the report itself says why)."""
+    try:
+        con = source.connect_readonly(Path(sqlite_path))
+    except (ProfileError, sqlite3.Error, OSError):
+        return None
+    try:
+        tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        world = _job_facts(con, tables).get("WORLD_SIZE", "")
+        if not world.isdigit() or int(world) < 2 or len(_context_processes(con, tables) or [1]) >= int(world):
+            return None
+        rank = _env_rank(con, tables)
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    who = f"rank {rank}" if rank is not None else "one rank"
+    return (f"This file is {who} of a job of {world} ranks (WORLD_SIZE): its NCCL time includes waiting for the "
+            f"slowest rank. `nsys-analytics ranks` (or `diagnose`) over every rank's file names a straggler; over "
+            "the ranks, the first step is warm-up too.")
+
+
 def _scalar(con, tables, table, expr):
     if table not in tables:
         return None

@@ -16,7 +16,7 @@ from ...core.errors import UsageError
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
 from ..categories.classify_cmd import RULES_OPTION
 from ...cli.options import kernel_filter_options, output_options, table_option
-from ...cli.profiles import open_profile
+from ...cli.profiles import note_one_rank, open_profile
 from ...output.write import write
 
 
@@ -70,6 +70,8 @@ def command(profiles, basis, top, kernels_only, by, range_names, plot, window, s
     names = [n.strip() for item in range_names for n in item.split(",") if n.strip()]
     with ExitStack() as stack:
         opened = [stack.enter_context(open_profile(path)) for path in profiles]
+        if len(opened) == 1:
+            note_one_rank(profiles[0], opened[0])
         report = breakdown_report(opened, basis, rules, top, not kernels_only, by, names or None, window,
                                   step_range, warmup_range or None, kernel_filter)
     write(BreakdownOutput(report), fmt, output, table, inputs=profiles)

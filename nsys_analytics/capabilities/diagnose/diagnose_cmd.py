@@ -11,7 +11,7 @@ from ...core.errors import EXIT_FINDINGS
 from ...core.filters import parse_time_ns
 from ..nvtx.steady import STEP_RANGE, WARMUP_RANGE, WINDOWS
 from ...cli.options import PROFILE_ARG, output_options, table_option
-from ...cli.profiles import open_profile
+from ...cli.profiles import note_one_rank, open_profile
 from ...output.write import write
 
 
@@ -74,6 +74,7 @@ def command(profile, rules, start, end, range_name, scope, step_range, warmup_ra
     nsys_options = NsysOptions(None if rows < 0 else rows, gap_ms, threshold_pct, chunks)
     thresholds = Thresholds(chunks=chunks, short_kernel_us=short_kernel_us)
     with open_profile(profile) as p:
+        note_one_rank(profile, p)
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
                           warmup_range or None, graphs, warmup_steps)
     if fmt in ("csv", "parquet"):

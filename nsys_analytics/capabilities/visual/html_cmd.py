@@ -15,7 +15,7 @@ from .html_render import render_page
 from ...core.files import check_output, replacing
 from ..attention.attention_cmd import attention_options, options_from
 from ..categories.classify_cmd import RULES_OPTION
-from ...cli.profiles import open_profile
+from ...cli.profiles import note_one_rank, open_profile
 from ...core.words import plural
 
 
@@ -62,6 +62,8 @@ def command(profiles, forward_path, train_path, timeit, output, skip_bad, rules_
     rules = load_rules(rules_files)
     with ExitStack() as stack:
         opened = {p: stack.enter_context(open_profile(p)) for p in paths}
+        if len(opened) == 1:
+            note_one_rank(paths[0], opened[paths[0]])
         views = [profile_view(opened[p], rules) for p in paths]
         assignment = None
         if forward_path is not None:
