@@ -6,7 +6,8 @@
 -- $steady_range is NULL), grouped by the innermost module range and the innermost PyTorch op range (emit_nvtx's
 -- `..., seq = N, ...`) that launched them, on the launching thread (the `thread` attribution). A module range is
 -- named by a module path (`blocks.2.mlp`, or `bwd:blocks.2.mlp` on autograd's thread): dotted identifiers that
--- are not a step range ($step_glob, or a numbered step: $step_like) nor one of $not_modules (the phase names).
+-- are not a step range ($step_glob, or a numbered step: $step_like) nor one of $not_modules (the phase names),
+-- or a plain name (`block_2`, `mlp`): each kernel has the chain of module ranges around it, outermost first.
 -- Innermost = the enclosing range that started last. A kernel in no op range but inside autograd's
 -- `autograd::engine::evaluate_function: X` (the engine's own work after node X: summing a gradient to its input's
 -- shape, accumulating it into the next node's input) takes the op range of node X (`X, seq = N`, the first op range
@@ -43,7 +44,9 @@ tagged AS (
 ),
 innermost AS (
     SELECT kernel_id,
-        arg_max(name, range_start_ns) FILTER (WHERE is_module) AS module,
+        -- every enclosing module range, not the innermost alone: plain ranges (block_2 > mlp) name a module by
+        -- their nesting, and `mlp` alone would merge every block's
+        string_agg(name, ' > ' ORDER BY range_start_ns, range_id) FILTER (WHERE is_module) AS module,
         arg_max(name, range_start_ns) FILTER (WHERE is_op) AS op,
         arg_max(range_tid, range_start_ns) FILTER (WHERE is_op) AS op_tid,
         arg_max(range_id, range_start_ns) FILTER (WHERE is_engine) AS engine_id
@@ -67,7 +70,8 @@ nodes AS (  -- each engine range's node: the first op range that starts inside i
 )
 SELECT
     k.pid AS pid,                              -- process that launched the kernels
-    i.module AS module,                        -- innermost module range ('bwd:<path>' for backward); NULL: none
+    i.module AS module,                        -- the module ranges around the kernel, outermost first, joined by
+                                               -- ' > ' ('blocks.2 > blocks.2.mlp', 'bwd:block_3'); NULL: none
     coalesce(i.op, n.op) AS op,                -- innermost op range (its full emit_nvtx text); NULL: none
     coalesce(i.op_tid, n.op_tid) AS op_tid,    -- thread of that op range
     s.value AS kernel,                         -- kernel name (demangled)

@@ -504,13 +504,15 @@ def _section_f(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
     rows = m.modules.rows
     names = [r[col("module")] for r in rows]
     leaves = [r for r in rows if not any(n.startswith(r[col("module")] + ".") for n in names)]
-    leaves.sort(key=lambda r: -(r[col("forward_ms")] + r[col("backward_ms")]))
+    leaves.sort(key=lambda r: -(r[col("forward_ms")] + (r[col("backward_ms")] or 0)))  # None: in its parent's
     lines = [f"From the {inp.label} profile ({inp.profile.path}), by {m.source}."]
     if leaves:
         top = leaves[0]
         ratio = f", {top[col('bwd_fwd_ratio')]:.1f}x its forward" if top[col("bwd_fwd_ratio")] else ""
-        lines.append(f"The heaviest module is {top[col('module')]}: {top[col('forward_ms')]:.2f} ms forward and "
-                     f"{top[col('backward_ms')]:.2f} ms backward per step{ratio}, {top[col('step_pct')]:.1f} % of "
+        bwd = top[col("backward_ms")]
+        times = (f"{top[col('forward_ms')]:.2f} ms forward and {bwd:.2f} ms backward per step" if bwd is not None
+                 else f"{top[col('forward_ms')]:.2f} ms forward per step (its backward is timed with its parent's)")
+        lines.append(f"The heaviest module is {top[col('module')]}: {times}{ratio}, {top[col('step_pct')]:.1f} % of "
                      "the step's GPU time.")
         if len(leaves) > 1:
             rest = ", ".join(f"{r[col('module')]} ({r[col('step_pct')]:.1f} %)" for r in leaves[1:4])

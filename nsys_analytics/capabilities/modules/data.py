@@ -21,7 +21,7 @@ class KernelGroup:
     """Kernels of one name that share their innermost module range and op range."""
 
     pid: int
-    module: str | None  # 'blocks.2.mlp', or 'bwd:blocks.2.mlp'
+    module: str | None  # the module ranges around them, outermost first: 'blocks.2 > blocks.2.mlp', 'bwd:block_3'
     op: str | None      # emit_nvtx's full text: 'aten::mm, seq = 77, op_id = 201, sizes = [[..]]'
     op_tid: int | None
     kernel: str
@@ -35,7 +35,7 @@ class ForwardOp:
 
     tid: int
     op: str
-    module: str | None
+    module: str | None  # the module ranges around the op, outermost first, as KernelGroup.module
 
 
 def kernel_groups(profile: Profile, steady: Steady, step_glob: str) -> list[KernelGroup]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .data import ForwardOp, KernelGroup
 
-FORMAT = "modules-v1"  # change it when what data.py reads changes
+FORMAT = "modules-v2"  # change it when what data.py reads changes (v2: the chain of module ranges)
 KEEP = 64
 MAX_BYTES = 16 * 2**20  # a larger one is computed each time
 

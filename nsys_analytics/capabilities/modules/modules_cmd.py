@@ -43,7 +43,8 @@ def command(profile, depth, top, window, step_range, warmup_range, plot, fmt, ou
     column.
 
     The source, best first (the output says which): module ranges from
-    `nsys_analytics.torch.instrument(model, layers=True)` (backward as `bwd:<module>`), or PyTorch's
+    `nsys_analytics.torch.instrument(model, layers=True)` (backward as `bwd:<module>`), or a model's own nested
+    ranges with `bwd:<name>` ranges (`block_2 > mlp` is module `block_2.mlp`), or PyTorch's
     `torch.autograd.profiler.emit_nvtx(record_shapes=True)` op ranges, whose backward ops map to the forward op
     by `seq` (and to its module range, or by op name where there is none). A profile with neither exits 1.
 

@@ -18,11 +18,11 @@ def plot_modules(report: ModulesReport, path: str | Path) -> Path:
     rows = report.modules.rows
     col = report.modules.columns.index
     if len(rows) > MAX_BARS:
-        heaviest = sorted(rows, key=lambda r: -(r[col("forward_ms")] + r[col("backward_ms")]))[:MAX_BARS]
+        heaviest = sorted(rows, key=lambda r: -(r[col("forward_ms")] + (r[col("backward_ms")] or 0)))[:MAX_BARS]
         rows = [r for r in rows if r in heaviest]
     names = [r[col("module")] for r in rows]
     forward = [r[col("forward_ms")] for r in rows]
-    backward = [r[col("backward_ms")] for r in rows]
+    backward = [r[col("backward_ms")] or 0 for r in rows]  # blank (None): inside the parent's backward
     with plotstyle.style() as plt:
         fig, ax = plt.subplots(figsize=(plotstyle.WIDTH_IN, 1.4 + 0.32 * len(names)))
         y = range(len(names))

@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from .attribute import EMIT_NVTX_OPS, Attributed
+from .attribute import EMIT_NVTX_OPS, NESTED_RANGES, Attributed
 from .data import ForwardOp
 from .flops import op_flops
 from ...core.result import Result
@@ -45,8 +45,9 @@ def build(att: Attributed, forward: dict[tuple[int, int], ForwardOp], steps: int
     step_ns = att.total_ns / steps
     by_time = lambda n: -ns[n, "forward"] - ns[n, "backward"]  # noqa: E731 (ops: heaviest first)
     names = sorted({name for name, _ in ns}, key=_natural if tree else by_time)
-    rows = [_row(name, ns, count, flops, steps, step_ns) for name in names]
-    notes = _notes(att, steps, step_ns, window, any(flops.values()))
+    unknown = _unknown_backward(att, ns, names)
+    rows = [_row(name, ns, count, flops, steps, step_ns, name not in unknown) for name in names]
+    notes = _notes(att, steps, step_ns, window, any(flops.values()), bool(unknown))
     modules = Result(MODULE_COLUMNS, rows, notes, exact=True, decimals=MODULE_DECIMALS)
     return ModulesReport(att.source, window, steps, step_ns / 1e6, modules, _top(att, fold, steps, top))
 
@@ -62,9 +63,18 @@ def to_depth(report: ModulesReport, depth: int) -> ModulesReport:
                                                     decimals=MODULE_DECIMALS))
 
 
-def _row(name, ns, count, flops, steps, step_ns) -> tuple:
+def _unknown_backward(att: Attributed, ns: dict, names: list[str]) -> set[str]:
+    """Nested plain ranges: the modules that no `bwd:` range names, nor any of their children. Their backward is
+    not 0 but inside their parent's (`bwd:block_2` holds block_2.mlp's): left blank, not shown as 0."""
+    if att.source != NESTED_RANGES:
+        return set()
+    return {name for name in names if not ns.get((name, "backward"))}
+
+
+def _row(name, ns, count, flops, steps, step_ns, backward_known: bool = True) -> tuple:
     fwd, bwd = ns[name, "forward"] / steps, ns[name, "backward"] / steps
-    return (name, round(fwd / 1e6, 3), round(bwd / 1e6, 3), round(bwd / fwd, 2) if fwd else None,
+    shown = round(bwd / 1e6, 3) if backward_known else None
+    return (name, round(fwd / 1e6, 3), shown, round(bwd / fwd, 2) if fwd and backward_known else None,
             _count((count[name, "forward"] + count[name, "backward"]) / steps),
             round(100 * (fwd + bwd) / step_ns, 1) if step_ns else None,
             *(_tflops(flops[name, d], ns[name, d]) for d in DIRECTIONS))
@@ -97,7 +107,8 @@ def _fold(path: str, depth: int | None) -> str:
 
 
 def _natural(path: str) -> list:
-    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"\.", path)]
+    """Sort key: numbers in a name as numbers (blocks.2 before blocks.10, block_2 before block_10)."""
+    return [[(0, int(r)) if r.isdigit() else (1, r) for r in re.split(r"(\d+)", p) if r] for p in path.split(".")]
 
 
 def _top(att: Attributed, fold, steps: int, top: int) -> Result:
@@ -108,7 +119,8 @@ def _top(att: Attributed, fold, steps: int, top: int) -> Result:
     for (name, direction, kernel), value in per.items():
         ranked[name, direction].append((value, kernel))
     rows = []
-    for (name, direction), items in sorted(ranked.items(), key=lambda kv: (_natural(kv[0][0]), DIRECTIONS.index(kv[0][1]))):
+    order = lambda kv: (_natural(kv[0][0]), DIRECTIONS.index(kv[0][1]))  # noqa: E731 (module, then direction)
+    for (name, direction), items in sorted(ranked.items(), key=order):
         rows += [(name, direction, kernel, round(value / steps / 1e6, 3))
                  for value, kernel in sorted(items, reverse=True)[:top]]
     note = ("ms: GPU time per step of the kernel in the module's own ranges (not its children's), the heaviest "
@@ -116,12 +128,15 @@ def _top(att: Attributed, fold, steps: int, top: int) -> Result:
     return Result(KERNEL_COLUMNS, rows, [note], exact=True, decimals=KERNEL_DECIMALS)
 
 
-def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool) -> list[str]:
+def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool, unknown: bool) -> list[str]:
     per = f"ms per step over {steps} step(s)" if steps > 1 else "ms over the whole window"
     where = "no op" if att.source == EMIT_NVTX_OPS else "no module"
     notes = [f"Source: {_SOURCES[att.source]}.", f"Window: {window}; {per}; "
              f"the GPU time of every kernel: {step_ns / 1e6:.3f} ms, of which "
              f"{att.unattributed_ns / steps / 1e6:.3f} ms in {where} (e.g. the optimizer).", _COUNTED[att.source]]
+    if unknown:
+        notes.append("backward_ms is blank where no 'bwd:<name>' range holds the module's backward: it is inside "
+                     "its parent's (block_2.mlp's in bwd:block_2).")
     if flops:
         notes.append("TFLOP/s: FLOPs (2*M*N*K) of aten::mm/addmm/matmul/bmm/linear from their recorded shapes "
                      "over the module's GPU time (all its kernels); backward FLOPs are taken as 2x the forward "
@@ -132,6 +147,8 @@ def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool
 _COUNTED = {
     "module ranges": "GPU time = the kernels launched inside the range (on its thread), each counted once in its "
                      "innermost module and rolled up to its parents.",
+    "nested ranges": "GPU time = the kernels launched inside the ranges (on their thread), each counted once in its "
+                     "innermost module and rolled up to its parents.",
     "emit_nvtx": "GPU time = the kernels launched inside the range (on its thread), each counted once in its "
                  "innermost module and rolled up to its parents; backward kernels by their op's seq.",
     "emit_nvtx ops": "GPU time = the kernels launched inside the op's range (on its thread), each counted once in "
@@ -140,6 +157,9 @@ _COUNTED = {
 _SOURCES = {
     "module ranges": "module ranges (nsys_analytics.torch.instrument(model, layers=True)): forward ranges by "
                      "module path, backward ranges 'bwd:<path>' on autograd's thread",
+    "nested ranges": "nested NVTX ranges, not named by module path: a kernel's module is the path of the ranges "
+                     "around it on its thread (block_2 > mlp: block_2.mlp; step and phase ranges left out), "
+                     "backward ranges 'bwd:<name>' on autograd's thread",
     "emit_nvtx": "emit_nvtx op ranges: backward kernels mapped to the forward op with the same seq, and to the "
                  "module range around it",
     "emit_nvtx ops": "emit_nvtx op ranges without module ranges: by forward op (backward by seq)",

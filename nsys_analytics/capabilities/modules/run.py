@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .attribute import MODULE_RANGES, attribute, pick_source
+from .attribute import BY_RANGES, attribute, pick_source
 from .data import forward_ops, kernel_groups
 from .memo import Inputs, remembered
 from .report import DEFAULT_TOP, ModulesReport, build
@@ -37,5 +37,5 @@ def read_inputs(profile: Profile, window: str, step_range: str, warmup_range: st
     source = pick_source(groups)
     if source is None:
         raise MissingDataError(NEITHER)
-    forward = {} if source == MODULE_RANGES else forward_ops(profile, step_range)
+    forward = {} if source in BY_RANGES else forward_ops(profile, step_range)
     return Inputs(steady.text, steady.instances, source, groups, forward)
