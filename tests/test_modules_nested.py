@@ -131,3 +131,14 @@ def test_the_report_names_the_slow_layer_of_nested_ranges():
     ms = float(line.split("block_2.mlp: ")[1].split(" ms forward")[0])
     assert ms == pytest.approx(per_step("fsdp2_forward", 0, "mlp2_ms"), rel=0.10)
     assert "its backward is timed with its parent's" in line
+
+
+def test_the_notes_of_a_rank_folder_print_once_each_named_by_its_ranks():
+    """Over a folder the notes printed twice, and rank 1's Source line, the same text as rank 0's, was dropped while
+    rank 0's kept its "rank 0:": now a note both ranks wrote says "every rank", a rank's own its number."""
+    folder = unpacked(sorted((RANKS / "fsdp2_forward").glob("*.0.sqlite.xz"))[0]).parent
+    out = CliRunner().invoke(cli, ["modules", str(folder)]).stdout.splitlines()
+    notes = [x for x in out if x.startswith(("rank ", "every rank:", "ranks "))]
+    assert len(notes) == len(set(notes))
+    assert sum(x.startswith("every rank: Source: nested NVTX ranges") for x in notes) == 1
+    assert any(x.startswith("rank 0: Window:") for x in notes) and any(x.startswith("rank 1: Window:") for x in notes)

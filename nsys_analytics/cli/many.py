@@ -241,19 +241,28 @@ def run_body_per_rank(pset, module: str, kwargs: dict):
         return RankTexts([(m.rank, f"{m.name}; rank id from the {m.rank_source}", text) for m, (_r, text, _c) in zip(pset.members, per_rank)],
                          max(code for _r, _t, code in per_rank))
     tables: list[Result] = []
+    noted: list[dict[str, list]] = []  # per table: each note's text -> the ranks that wrote it, in order
     for rank, (results, _text, _code) in zip(pset.ranks, per_rank):
         for i, r in enumerate(results):
             while len(tables) <= i:
                 tables.append(Result(["rank", *r.columns], [], headers=["Rank", *r.display_headers]))
+                noted.append({})
             tables[i].rows.extend((rank, *row) for row in r.rows)
             for n in r.notes:
-                note = f"rank {rank}: {n}"
-                if n not in [x.split(": ", 1)[-1] for x in tables[i].notes]:
-                    tables[i].notes.append(note)
+                noted[i].setdefault(n, []).append(rank)
     if not tables:
-        tables = [Result(["rank"], [])]
+        tables, noted = [Result(["rank"], [])], [{}]
     notes = ["No combined table for this command: one table with every rank's rows (column `rank`)."]
-    return SetResult(None, tables[0], notes + tables[0].notes, max(code for _r, _t, code in per_rank))
+    # the notes once, under the set (a table's own would print them a second time), each named by its ranks
+    notes += [f"{_whose(ranks, len(pset))}: {n}" for n, ranks in noted[0].items()]
+    return SetResult(None, tables[0], notes, max(code for _r, _t, code in per_rank))
+
+
+def _whose(ranks: list, total: int) -> str:
+    """'rank 1', 'ranks 0, 2' or 'every rank': the ranks a note holds for."""
+    if len(ranks) == total and total > 1:
+        return "every rank"
+    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + ", ".join(map(str, ranks))
 
 
 def _portable(kwargs: dict) -> dict:
