@@ -1,16 +1,17 @@
 -- name: launch_bound
 -- kind: query
--- params: $chunks, $from_ns, $short_ns, $to_ns
+-- params: $chunks, $from_ns, $long_launch_ns, $short_ns, $to_ns
 -- needs: _diag.chunks, _one_kernel_launches, _range_ops
 -- launch_bound: per chunk of each process/device's GPU span, kernel time, the kernels shorter than $short_ns
 -- and the kernels that ran shorter than the CPU call that launched them (graph launches excluded: one call
--- launches many kernels).
+-- launches many kernels). A launch call longer than $long_launch_ns is no launch overhead (the first launch of a
+-- kernel loading its module, or a full launch queue: the GPU busy) and is only counted.
 -- The kernels come with their launching call from _range_ops (matched as nsys matches them: same correlation id,
 -- same process), which the cache stores: no join of every kernel with every CUDA call here. They are the kernels
 -- of _diag.gpu_ops: start > 0, overlapping the window.
 -- Needs: _range_ops, _one_kernel_launches (the calls that launch one kernel), _diag.chunks(chunks).
 -- Params: $short_ns: a kernel shorter than this is short (ns); $chunks: number of chunks per span;
--- $from_ns, $to_ns: the time window.
+-- $from_ns, $to_ns: the time window; $long_launch_ns: a launch call longer than this is not overhead (ns).
 WITH
     grid AS (SELECT DISTINCT pid, device, span_start_ns, chunk_ns FROM _diag.chunks($chunks)),
     k AS (  -- each kernel's chunk number and the duration of its launch call (NULL: not a traced launch)
@@ -30,8 +31,10 @@ WITH
             count(*) FILTER (WHERE duration_ns < $short_ns) AS short_kernels,
             coalesce(sum(duration_ns) FILTER (WHERE duration_ns < $short_ns), 0) AS short_kernel_ns,
             count(launch_ns) AS launched,
-            count(*) FILTER (WHERE duration_ns < launch_ns) AS shorter_than_launch,
-            coalesce(sum(launch_ns - duration_ns) FILTER (WHERE duration_ns < launch_ns), 0) AS launch_excess_ns
+            count(*) FILTER (WHERE duration_ns < launch_ns AND launch_ns <= $long_launch_ns) AS shorter_than_launch,
+            coalesce(sum(launch_ns - duration_ns) FILTER (WHERE duration_ns < launch_ns
+                                                          AND launch_ns <= $long_launch_ns), 0) AS launch_excess_ns,
+            count(*) FILTER (WHERE launch_ns > $long_launch_ns) AS long_launches
         FROM k
         GROUP BY ALL
     )
@@ -46,7 +49,8 @@ SELECT
     sum(p.short_kernel_ns) AS short_kernel_ns,                      -- their time (ns)
     sum(p.launched) AS launched,                                    -- kernels whose launch call is traced
     sum(p.shorter_than_launch) AS shorter_than_launch,              -- kernels shorter than their launch call
-    sum(p.launch_excess_ns) AS launch_excess_ns                     -- launch time beyond their run time (ns)
+    sum(p.launch_excess_ns) AS launch_excess_ns,                    -- launch time beyond their run time (ns)
+    sum(p.long_launches) AS long_launches                           -- launch calls over $long_launch_ns (not counted)
 FROM per_chunk AS p
 JOIN _diag.chunks($chunks) AS c ON c.pid = p.pid AND c.device = p.device AND c.chunk = p.chunk
 GROUP BY c.pid, c.device, c.chunk_start_ns, c.chunk_end_ns

@@ -28,6 +28,9 @@ class Thresholds:
     short_kernel_us: float = 10.0  # launch_bound: a kernel shorter than this is short
     short_share_pct: float = 30.0  # launch_bound: share of kernels that are short AND shorter than their launch
     min_kernels: int = 100  # launch_bound: fewer kernels than this never fire
+    # launch_bound: a launch call longer than this is no launch overhead (a first launch loading its module, a full
+    # launch queue) and counts neither as a kernel shorter than its launch nor in the time at stake
+    long_launch_us: float = 100.0
     min_gap_us: float = 20.0  # gpu_starved: shortest idle gap considered
     starved_pct: float = 10.0  # gpu_starved: share of the GPU span idle with no launch issued
     exposed_copy_pct: float = 10.0  # copy_bottleneck: share of the span in copies no kernel overlaps
@@ -63,12 +66,14 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
     Fires when such kernels are >= short_share_pct of the kernels (error at twice that).
     At stake: the launch time beyond their run time.
     """
-    params = {**window.params(), "short_ns": round(t.short_kernel_us * 1000), "chunks": t.chunks}
+    params = {**window.params(), "short_ns": round(t.short_kernel_us * 1000), "chunks": t.chunks,
+              "long_launch_ns": round(t.long_launch_us * 1000)}
     rows = profile.run_file("diagnose", "launch_bound", params).to_records()
     findings = []
     for (pid, device), group in _by_device(rows).items():
         total = {k: sum(r[k] for r in group) for k in ("kernels", "kernel_ns", "short_kernels", "short_kernel_ns",
-                                                        "launched", "shorter_than_launch", "launch_excess_ns")}
+                                                        "launched", "shorter_than_launch", "launch_excess_ns",
+                                                        "long_launches")}
         share = pct(min(total["short_kernels"], total["shorter_than_launch"]), total["kernels"])
         if total["kernels"] < t.min_kernels or share < t.short_share_pct:
             continue
@@ -76,7 +81,9 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
             "launch_bound", "error" if share >= 2 * t.short_share_pct else "warning",
             f"{total['short_kernels']:,} of {total['kernels']:,} kernels run < {t.short_kernel_us:g} us "
             f"({pct(total['short_kernel_ns'], total['kernel_ns'])}% of kernel time); "
-            f"{total['shorter_than_launch']:,} ran shorter than their launch call",
+            f"{total['shorter_than_launch']:,} ran shorter than their launch call"
+            + (f" ({total['long_launches']:,} launch calls over {t.long_launch_us:g} us left out: module loading or "
+               "a full launch queue, not launch overhead)" if total["long_launches"] else ""),
             "Cut launches: capture the loop in a CUDA graph or fuse small kernels"
             + (" (torch.compile, or torch.cuda.graphs)." if uses_pytorch(profile) else "."),
             int(total["launch_excess_ns"]), _worst(group, lambda r: r["launch_excess_ns"]),

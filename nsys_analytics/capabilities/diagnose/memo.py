@@ -17,7 +17,7 @@ from .nsys_rules import NSYS_RULES, RuleOutcome
 if TYPE_CHECKING:
     from ...data.profile import Profile
 
-FORMAT = "diagnose-v2"  # change it when a rule or the report computes something else
+FORMAT = "diagnose-v3"  # change it when a rule or the report computes something else
 KEEP = 64
 MAX_BYTES = 16 * 2**20
 
