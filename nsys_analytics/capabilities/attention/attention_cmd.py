@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .flops import DEFAULT_RIDGE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
+from .flops import DEFAULT_DTYPE, DEFAULT_SOFTMAX_FLOPS, DTYPE_BYTES, shape_from_options
 from .report import DEFAULT_MASK_REGEX, AttentionOptions, AttentionRanges, analyze_attention, attention_text_report
 from ...core.filters import ATTRIBUTIONS
 from ...cli.options import PROFILE_ARG, output_options, table_option
@@ -26,14 +26,16 @@ _OPTIONS = [
     click.option("--d-model", type=int, help="Model width (d_head = d_model / heads)."),
     click.option("--heads", type=int, help="Attention heads H."),
     click.option("--d-head", type=int, help="Head dimension d (instead of --d-model)."),
-    click.option("--dtype", type=click.Choice(list(DTYPE_BYTES)), default="fp32", show_default=True,
-                 help="Element type of the scores, for bytes moved."),
+    click.option("--dtype", type=click.Choice(list(DTYPE_BYTES)),
+                 help="Element type, for bytes moved and the ridge point. Default: the type the attention kernels' "
+                      f"names say (bf16, f16, f32, ...); {DEFAULT_DTYPE} when they say none or disagree."),
     click.option("--softmax-flops", type=float, default=DEFAULT_SOFTMAX_FLOPS, show_default=True,
                  help="FLOPs per score element of the softmax (max, subtract, exp, sum, divide)."),
     click.option("--mask-kernels", "mask_regex", default=DEFAULT_MASK_REGEX, show_default=True,
                  help="Regular expression: kernels of a sub-range matching it are counted as the mask."),
-    click.option("--ridge", type=float, default=DEFAULT_RIDGE, show_default=True,
-                 help="FLOP/byte below which a piece is memory-bound (your GPU's peak FLOP/s / peak bytes/s)."),
+    click.option("--ridge", type=float,
+                 help="FLOP/byte below which a piece is memory-bound. Default: the data type's peak FLOP/s / peak "
+                      "bytes/s of the profile's GPU, from NVIDIA's datasheets (docs/attention.md)."),
     click.option("--warmup-range", default="warmup", show_default=True,
                  help="Range holding warm-up steps; what runs inside it is excluded."),
     click.option("--warmup-steps", type=click.IntRange(min=0), default=0, show_default=True,

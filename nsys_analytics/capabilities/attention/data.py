@@ -96,3 +96,8 @@ def attributed_ops(profile: Profile, attribution: str, patterns: list[str]) -> s
     params = {"attribution": attribution, "table": Relation(table), "patterns": list(patterns)}
     profile.sql(sql_files.inline_params(sql_files.read("attention", "attributed_ops").text, params))
     return table
+
+
+def gpu_names(profile: Profile) -> list[str]:
+    """The product names of the GPUs that ran kernels (devices view), for the ridge point."""
+    return [name for (name,) in profile.run_file("attention", "gpu_names").rows]

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 
 from ...core.errors import UsageError
 
-DTYPE_BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+DTYPE_BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}  # the --dtype choices
+# "fp16/bf16": what a bare `f16` in a cuDNN kernel name says (precision.py); never a --dtype choice
+_SIZES = {**DTYPE_BYTES, "fp16/bf16": 2}
+DEFAULT_DTYPE = "fp32"  # when the kernel names give no data type, or disagree
 DEFAULT_SOFTMAX_FLOPS = 5.0
-# FLOP per byte below which a piece is called memory-bound. Peak FLOP/s over peak bandwidth of recent data-centre
-# GPUs in fp32 (A100 80GB 19.5 TFLOP/s / 2.0 TB/s = 9.6; H100 SXM 67 / 3.35 = 20; H200 67 / 4.8 = 14): 8 is
-# below all of them, so a piece under it cannot be compute-bound on any of them. --ridge sets your GPU's value.
-DEFAULT_RIDGE = 8.0
 PIECES = ("scores", "mask", "softmax", "output")
 PIECE_LABELS = {
     "scores": "QK^T (scores)", "mask": "mask", "softmax": "softmax", "output": "attn·V (output)",
@@ -108,24 +107,27 @@ def piece_costs(shape: Shape, dtype_bytes: int, softmax_flops: float = DEFAULT_S
     }
 
 
-def verdict(cost: Cost, time_ns: float, ridge: float = DEFAULT_RIDGE) -> tuple[str, str]:
-    """('memory-bound' | 'compute-bound', the reason in one sentence) from the intensity and the ridge point."""
+def verdict(cost: Cost, time_ns: float, ridge: float, peaks: tuple[float, float] | None = None) -> tuple[str, str]:
+    """('memory-bound' | 'compute-bound', the reason in one sentence) from the intensity and the ridge point;
+    `peaks` (the GPU's TFLOP/s and TB/s) adds the share of the peak that limits the piece."""
     gbps = cost.bytes / time_ns if time_ns else 0.0  # bytes per ns = GB/s
     tflops = cost.flops / time_ns / 1e3 if time_ns else 0.0
     if cost.intensity < ridge:
+        share = f", {100 * gbps / (peaks[1] * 1e3):.1f}% of the {peaks[1]:g} TB/s peak" if peaks else ""
         return "memory-bound", (
             f"{cost.intensity:.2f} FLOP/byte is below the ridge point ({ridge:g} FLOP/byte): it moves "
             f"{cost.bytes / 1e6:.2f} MB per call for {cost.flops / 1e6:.2f} MFLOP, so bandwidth limits it "
-            f"(achieved {gbps:.0f} GB/s)")
+            f"(achieved {gbps:.0f} GB/s{share})")
+    share = f", {100 * tflops / peaks[0]:.1f}% of the {peaks[0]:g} TFLOP/s peak" if peaks else ""
     return "compute-bound", (
         f"{cost.intensity:.1f} FLOP/byte is above the ridge point ({ridge:g} FLOP/byte): arithmetic limits it "
-        f"(achieved {tflops:.2f} TFLOP/s)")
+        f"(achieved {tflops:.2f} TFLOP/s{share})")
 
 
 def dtype_size(dtype: str) -> int:
-    if dtype not in DTYPE_BYTES:
+    if dtype not in _SIZES:
         raise UsageError(f"dtype {dtype!r}: choose one of {', '.join(DTYPE_BYTES)}")
-    return DTYPE_BYTES[dtype]
+    return _SIZES[dtype]
 
 
 def _number(x: float) -> str:

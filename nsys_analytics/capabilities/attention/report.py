@@ -15,10 +15,10 @@ from ...core.errors import MissingDataError, UsageError
 from ...core.filters import ATTRIBUTIONS
 from ...core.result import Result
 from ...data.sql_files import Relation
-from .data import (OP_RANGES, Warmup, known_ranges, matches, no_range, require_kernels, require_nvtx,
-                   resolve_warmup)
+from .data import (OP_RANGES, Warmup, gpu_names, kernel_times, known_ranges, matches, no_range, require_kernels,
+                   require_nvtx, resolve_warmup)
 from .flops import (
-    DEFAULT_RIDGE,
+    DEFAULT_DTYPE,
     DEFAULT_SOFTMAX_FLOPS,
     PIECE_LABELS,
     PIECES,
@@ -28,6 +28,8 @@ from .flops import (
     piece_costs,
     verdict,
 )
+from .peaks import Ridge, ridge_for
+from .precision import infer_dtype
 
 if TYPE_CHECKING:
     from ...data.profile import Profile
@@ -65,10 +67,10 @@ class AttentionOptions:
     ranges: AttentionRanges = AttentionRanges()
     attribution: str = "process"
     shape: Shape | None = None
-    dtype: str = "fp32"
+    dtype: str | None = None   # None: read from the attention kernels' names, else DEFAULT_DTYPE
     softmax_flops: float = DEFAULT_SOFTMAX_FLOPS
     mask_regex: str = DEFAULT_MASK_REGEX
-    ridge: float = DEFAULT_RIDGE
+    ridge: float | None = None  # None: the dtype's ridge on the profile's GPU (peaks.py)
     warmup_range: str | None = "warmup"
     warmup_steps: int = 0
     step_range: str = "forward"
@@ -76,8 +78,9 @@ class AttentionOptions:
     def __post_init__(self):
         if self.attribution not in ATTRIBUTIONS:
             raise UsageError(f"attribution {self.attribution!r}: choose one of {', '.join(ATTRIBUTIONS)}")
-        dtype_size(self.dtype)
-        if self.softmax_flops <= 0 or self.ridge <= 0:
+        if self.dtype is not None:
+            dtype_size(self.dtype)
+        if self.softmax_flops <= 0 or (self.ridge is not None and self.ridge <= 0):
             raise UsageError("--softmax-flops and --ridge must be positive")
 
 
@@ -97,6 +100,22 @@ class AttentionAnalysis:
     # pieces some counted instance holds no kernel of -> the instances that hold one: their time per instance
     # misses kernels that ran elsewhere (--attribution gpu), so no rate or bound is given for them
     partial: dict[str, int] = field(default_factory=dict)
+    precision: Precision | None = None     # the data type and ridge used; None without a shape
+
+
+@dataclass(frozen=True)
+class Precision:
+    """The data type and ridge point the costs and verdicts use, each with a sentence on where it comes from."""
+
+    dtype: str
+    dtype_source: str
+    ridge: Ridge
+
+    @property
+    def peaks(self) -> tuple[float, float] | None:
+        """(TFLOP/s, TB/s) of the GPU the ridge comes from, when it is one of peaks.py's."""
+        r = self.ridge
+        return (r.peak_tflops, r.peak_tbps) if r.peak_tflops and r.peak_tbps else None
 
 
 def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
@@ -108,14 +127,46 @@ def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
     require_kernels(profile)
     fused = _check_ranges(profile, names, options.ranges)
     warmup = resolve_warmup(profile, names, options.warmup_range, options.warmup_steps, options.step_range)
-    every = _instance_pieces(profile, options, warmup, fused, ops)
+    fused_names = _fused_names(profile) if fused else []
+    every = _instance_pieces(profile, options, warmup, fused_names, ops)
     counted = every.counted()
     if not counted:
         raise MissingDataError(f"{profile.path}: every {options.ranges.attention!r} range is warm-up; "
                                "nothing is left to analyse (check --warmup-range / --warmup-steps)")
     if fused and not every.time(counted, "fused"):
         raise MissingDataError(_no_pieces_message(profile, options.ranges))
-    return _build(profile, options, warmup, every, counted, fused)
+    precision = _precision(profile, options, warmup, fused, fused_names, ops) if options.shape else None
+    return _build(profile, options, warmup, every, counted, fused, precision)
+
+
+def _precision(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool, fused_names: list[str],
+               ops: str) -> Precision:
+    """--dtype and --ridge, or what the kernels and the GPU say (read only for what the user did not give)."""
+    if options.dtype is not None:
+        dtype, source = options.dtype, "from --dtype"
+    else:
+        dtype, source = _inferred_dtype(profile, options, warmup, fused, fused_names, ops)
+    if options.ridge is not None:
+        ridge = Ridge(options.ridge, "from --ridge")
+    else:
+        ridge = ridge_for(dtype, gpu_names(profile))
+    return Precision(dtype, source, ridge)
+
+
+def _inferred_dtype(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool,
+                    fused_names: list[str], ops: str) -> tuple[str, str]:
+    """The dtype the counted attention kernels agree on (fused: the fused kernels only), else DEFAULT_DTYPE."""
+    kernels = kernel_times(profile, options.ranges.attention, warmup, options.attribution, ops)
+    if fused:  # the other kernels of the range (copies, casts) are not the attention's own
+        chosen = set(fused_names)
+        kernels = [k for k in kernels if k.name in chosen]
+    guess = infer_dtype(kernels)
+    if guess.dtype is not None:
+        return guess.dtype, guess.because + _SIXTEEN_NOTE.get(guess.dtype, "") + "; --dtype sets another"
+    return DEFAULT_DTYPE, f"the default: {guess.because}; give --dtype"
+
+
+_SIXTEEN_NOTE = {"fp16/bf16": "; a bare f16 is how cuDNN names fp16 and bf16 alike, 2 bytes either way"}
 
 
 _ALL_PIECES = ("scores", "mask", "softmax", "output", "fused", "unassigned")  # attention_pieces' columns
@@ -172,11 +223,11 @@ def _no_pieces_message(profile: Profile, ranges: AttentionRanges) -> str:
             "and attention·V with NVTX ranges, or name yours with --scores-range, --softmax-range, --output-range")
 
 
-def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused: bool,
+def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused_names: list[str],
                      ops: str) -> _Instances:
-    """Kernel time per piece of every attention instance (fused kernels classified by the category rules)."""
+    """Kernel time per piece of every attention instance (fused kernels: `fused_names`, by the category rules)."""
     params = {"attribution": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
-              "fused_names": _fused_names(profile) if fused else [], **warmup.params(),
+              "fused_names": fused_names, **warmup.params(),
               **{k: getattr(options.ranges, k) for k in ("attention", "scores", "softmax", "output")}}
     result = profile.run_file("attention", "attention_pieces", params)
     return _Instances(result.rows, {c: i for i, c in enumerate(result.columns)})
@@ -198,19 +249,23 @@ def _pieces(fused: bool) -> tuple[str, ...]:
 
 
 def _build(profile: Profile, options: AttentionOptions, warmup: Warmup, every: _Instances,
-           counted: list[tuple], fused: bool) -> AttentionAnalysis:
+           counted: list[tuple], fused: bool, precision: Precision | None) -> AttentionAnalysis:
     pieces = _pieces(fused)
     time = {p: every.time(counted, p) for p in pieces}
-    costs = piece_costs(options.shape, dtype_size(options.dtype), options.softmax_flops) if options.shape else None
+    costs = (piece_costs(options.shape, dtype_size(precision.dtype), options.softmax_flops)
+             if options.shape and precision else None)
     partial = {p: held for p in pieces if p != "unassigned" and time[p]
                and (held := every.holding(counted, p)) < len(counted)}
+    ridge = precision.ridge.value if precision else None
     analysis = AttentionAnalysis(
         str(profile.path), fused, len(counted), time, costs,
-        _totals(pieces, every, counted, time, costs, options.ridge, partial), _instance_table(pieces, every),
-        partial=partial,
+        _totals(pieces, every, counted, time, costs, ridge, partial), _instance_table(pieces, every),
+        partial=partial, precision=precision,
     )
     analysis.findings = _findings(analysis, options)
-    analysis.notes = _notes(options, warmup, len(every.rows) - len(counted), fused) + _partial_note(analysis, options)
+    size = dtype_size(precision.dtype) if precision else None
+    analysis.notes = (_notes(options, warmup, len(every.rows) - len(counted), fused, size)
+                      + _partial_note(analysis, options))
     return analysis
 
 
@@ -232,7 +287,7 @@ _TOTAL_HEADERS = ["Piece", "Instances", "Kernels", "Total Time (ns)", "Avg per I
 
 
 def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], time: dict[str, int],
-            costs: dict[str, Cost] | None, ridge: float, partial: dict[str, int]) -> Result:
+            costs: dict[str, Cost] | None, ridge: float | None, partial: dict[str, int]) -> Result:
     """One row per piece and a total row; FLOP columns empty without a shape or for 'other kernels', rates empty
     for a piece some instance holds no kernel of (`partial`) and then for the total."""
     n = len(counted)
@@ -255,8 +310,8 @@ def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], ti
     return Result(list(_TOTAL_COLUMNS), rows, [], list(_TOTAL_HEADERS))
 
 
-def _rates(cost: Cost | None, avg_ns: float, ridge: float) -> tuple:
-    if cost is None:
+def _rates(cost: Cost | None, avg_ns: float, ridge: float | None) -> tuple:
+    if cost is None or ridge is None:
         return (None,) * 6
     tflops = cost.flops / avg_ns / 1e3 if avg_ns else None
     gbps = cost.bytes / avg_ns if avg_ns else None
@@ -298,18 +353,26 @@ def _findings(a: AttentionAnalysis, options: AttentionOptions) -> list[str]:
         out.append("FLOPs, TFLOP/s and bytes need the model shape: give --batch, --seq-len, --heads and --d-model "
                    "(or --d-head).")
         return out
-    shape = options.shape
-    out.append(f"Shape: {shape.describe()}, {options.dtype} ({dtype_size(options.dtype)} bytes per element).")
+    pr = a.precision
+    out.append(f"Shape: {options.shape.describe()}; data type {pr.dtype} ({dtype_size(pr.dtype)} bytes per "
+               f"element), {pr.dtype_source}.")
+    out.append(f"Ridge point {pr.ridge.value:g} FLOP/byte for {pr.dtype}, {_ridge_source(pr.ridge)}.")
     if not a.fused:
         out.append(_flop_ratio_sentence(t, a.costs))
     for p in (("fused",) if a.fused else PIECES):
         if t.get(p) and p not in a.partial:
-            bound, why = verdict(a.costs[p], t[p] / a.instances_counted, options.ridge)
+            bound, why = verdict(a.costs[p], t[p] / a.instances_counted, pr.ridge.value, pr.peaks)
             out.append(f"{PIECE_LABELS[p]}: {bound}: {why}.")
     if a.fused:
         out.append("FLOPs count the full T x T scores; a causal kernel skips about half of them, so its real "
                    "rate is about half the one shown.")
     return out
+
+
+def _ridge_source(ridge: Ridge) -> str:
+    if ridge.peak_tflops:
+        return f"from {ridge.source}; --ridge sets another"
+    return ridge.source
 
 
 def _time_ratio_sentence(t: dict[str, int]) -> str:
@@ -330,7 +393,8 @@ def _flop_ratio_sentence(t: dict[str, int], costs: dict[str, Cost]) -> str:
             f"softmax is {per_flop:.0f}x slower than the matmuls.")
 
 
-def _notes(options: AttentionOptions, warmup: Warmup, excluded: int, fused: bool) -> list[str]:
+def _notes(options: AttentionOptions, warmup: Warmup, excluded: int, fused: bool,
+           size: int | None) -> list[str]:
     r = options.ranges
     where = (f"inside {r.attention!r} and classified as attention kernels (fused)" if fused else
              f"in the sub-ranges {r.scores!r}, {r.softmax!r}, {r.output!r} of {r.attention!r}")
@@ -341,13 +405,23 @@ def _notes(options: AttentionOptions, warmup: Warmup, excluded: int, fused: bool
     ]
     if not fused:
         notes.append(f"Kernels of a sub-range whose name matches /{options.mask_regex}/ are counted as 'mask'; "
-                     "'other kernels' ran in the attention range outside its sub-ranges. A piece's time is every kernel "
-                     "launched in its sub-range (e.g. the copies that make K^T contiguous and the 1/sqrt(d) scaling "
-                     "count in QK^T).")
-    notes.append("Formulas (per instance, all heads): QK^T and attn·V 2·B·H·T²·d FLOPs each, softmax "
-                 f"{options.softmax_flops:g}·B·H·T², mask B·H·T², fused 4·B·H·T²·d + softmax; bytes: the T x T "
-                 "scores read and written (docs/attention.md).")
+                     "'other kernels' ran in the attention range outside its sub-ranges. A piece's time is every "
+                     "kernel launched in its sub-range (e.g. the copies that make K^T contiguous and the 1/sqrt(d) "
+                     "scaling count in QK^T).")
+    notes.append(_formula_note(options, fused, size))
     return notes
+
+
+def _formula_note(options: AttentionOptions, fused: bool, size: int | None) -> str:
+    """The FLOP and byte formulas of the pieces shown (`size`: bytes per element, None without a shape)."""
+    s = str(size) if size else "s"
+    flops = (f"fused 4·B·H·T²·d + {options.softmax_flops:g}·B·H·T² FLOPs" if fused else
+             f"QK^T and attn·V 2·B·H·T²·d FLOPs each, softmax {options.softmax_flops:g}·B·H·T², mask B·H·T²")
+    moved = (f"{s}·4·B·H·T·d bytes (Q, K, V read, O written; the T x T scores stay on chip)" if fused else
+             f"bytes QK^T {s}·(2·B·H·T·d + B·H·T²) (Q, K read, the T x T scores written), softmax and mask "
+             f"{s}·2·B·H·T² (the scores read and written), attn·V {s}·(B·H·T² + 2·B·H·T·d) (the weights and V "
+             "read, the output written)")
+    return f"Formulas (per instance, all heads; {s} bytes per element): {flops}; {moved} (docs/attention.md)."
 
 
 def attention_text_report(a: AttentionAnalysis) -> TextReport:
@@ -356,7 +430,8 @@ def attention_text_report(a: AttentionAnalysis) -> TextReport:
 
     kind = "fused attention kernels" if a.fused else "QK^T, softmax and attn·V"
     totals = ReportSection("totals", f"Attention: {kind}, {a.instances_counted} instance(s) counted",
-                           list(a.findings), [Table("GPU time, FLOPs and bytes per piece", a.totals, "totals")], list(a.notes))
+                           list(a.findings), [Table("GPU time, FLOPs and bytes per piece", a.totals, "totals")],
+                           list(a.notes))
     per = ReportSection("instances", "Per attention instance (warm-up ones listed, not counted)",
                         tables=[Table("Kernel GPU time per piece", a.instances, "instances")])
     return TextReport(f"nsys-analytics attention: {a.profile}", [f"profile: {a.profile}"], [totals, per],
