@@ -117,3 +117,11 @@ def test_substitution_story_within_ten_percent_of_truth(base, new):
     assert d["headline"]["story_ns"] == pytest.approx(expected, rel=0.10)
     assert f"attention {'+' if expected > 0 else '-'}{abs(d['headline']['story_ns']) / 1e6:,.3f} ms per step" in \
         d["verdict"]
+
+
+def test_two_runs_against_one_are_not_called_one_run_per_side():
+    """2 vs 1 runs: Welch's t needs two on each side, so the thresholds decide, as with one each; the verdict said
+    "one run per side"."""
+    d = diff(*map(export, AA[:2]), "--vs", export(EXTRA[0]))
+    assert d["headline"]["runs"] == [2, 1]
+    assert "2 vs 1 runs, too few on a side for Welch's t" in d["verdict"] and "one run per side" not in d["verdict"]

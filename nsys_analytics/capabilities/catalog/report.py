@@ -33,7 +33,7 @@ def run_result(details: dict[str, Any]) -> Result:
             ("kernels", run["kernels"]), ("kernel time (ms)", _ms(run["kernel_ns"])),
             ("step range", run["step_range"]), ("step instances", run["step_instances"]),
             ("step avg (ms)", _ms(run["step_avg_ns"])), ("step median (ms)", _ms(run["step_med_ns"])),
-            ("NVTX attribution", run["attribution"] or "not stored"),
+            ("NVTX attribution (whole capture)", run["attribution"] or "none (the steady state has diff's)"),
             ("diagnose findings", len(details["findings"]) if run["diagnosed"] else "not stored")]
     rows += [(f"profile rank {p['rank']}", f"{p['path']} ({p['file_hash'][:12]}, {p['gpus'] or 'GPU unknown'})")
              for p in details["profiles"]]
@@ -86,17 +86,22 @@ def gate(report: DiffReport, max_regression_pct: float, base_id: int | None, new
     what = (f"Step time ({h['range']}, mean of {h['base_instances']} vs {h['new_instances']}) "
             if h.get("metric") == "step" else "Kernel time ")
     noise = (f"p = {h['p_value']:.2g}, {'beyond' if beyond else 'within'} run-to-run noise" if beyond is not None
-             else "one run per side: the threshold decides")
+             else f"{_runs_words(h.get('runs'))}: the threshold decides")
     figures = f"{what}{h['base_ns'] / 1e6:.3f} ms -> {h['new_ns'] / 1e6:.3f} ms ({change:+.1f} %, {noise})"
     story = report.verdict
     step = h.get("step") or {}
     if failed and beyond is None and h.get("moved") == "none" and step.get("min_effect_pct") is not None:
         # diff's verdict says no change beyond noise: say that the threshold failed it, not the noise test
-        story = (f"Failed on the threshold alone: with one run per side, diff calls a step time change beyond "
-                 f"run-to-run noise only from {step['min_effect_pct']:g} % (the spread of identical runs), so it "
-                 "calls this one within noise; more runs per side (`runs diff A1 A2 --vs B1 B2`) would tell.")
+        story = (f"Failed on the threshold alone: with {_runs_words(h.get('runs'))}, diff calls a step time change "
+                 f"beyond run-to-run noise only from {step['min_effect_pct']:g} % (the spread of identical runs), so "
+                 "it calls this one within noise; more runs per side (`runs diff A1 A2 --vs B1 B2`) would tell.")
     return GateDecision(failed, f"{'FAIL' if failed else 'PASS'} ({why}; {new_name} vs {base}): {figures}. "
                                 f"{story}")
+
+
+def _runs_words(runs) -> str:
+    """'one run per side', or '2 vs 1 runs' where a side has more runs but too few for the noise test."""
+    return "one run per side" if not runs or list(runs) == [1, 1] else f"{runs[0]} vs {runs[1]} runs"
 
 
 def _kernel_regression(headline: dict, max_regression_pct: float) -> str | None:

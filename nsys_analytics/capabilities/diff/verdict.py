@@ -137,7 +137,8 @@ def _noise_words(h: dict) -> str:
         return f"{window}; Welch's t on {runs[0]} vs {runs[1]} runs: {', '.join(ps)}"
     thresholds = " and ".join(f"{h[name]['min_effect_pct']:g} % for {name} time" for name in ("step", "kernel")
                               if h[name])
-    return (f"{window}; one run per side: beyond noise needs at least {thresholds}, the spread of identical runs; "
+    sides = "one run per side" if runs == [1, 1] else f"{runs[0]} vs {runs[1]} runs, too few on a side for Welch's t"
+    return (f"{window}; {sides}: beyond noise needs at least {thresholds}, the spread of identical runs; "
             "more runs per side (diff A1 A2 A3 --vs B1 B2 B3) would tell")
 
 
