@@ -224,3 +224,15 @@ def test_a_password_in_the_query_opens_the_catalog(pg_server):
     wrong = url.replace(f"password={PASSWORD}", "password=wrong-one")
     out = runs("list", db=wrong, code=1)
     assert "password authentication failed" in out and "wrong-one" not in out
+
+
+def test_a_short_password_is_masked_where_it_stands_not_inside_words():
+    """Password "p": the driver's "port 1 failed" read "***ort 1 failed". A longer one is masked everywhere, a
+    database named like it included."""
+    from nsys_analytics.capabilities.catalog.connect import resolve_url, scrub
+
+    short = resolve_url("postgresql://u:p@127.0.0.1:1/db")
+    assert scrub('at "127.0.0.1", port 1 failed; password p rejected', short) == \
+        'at "127.0.0.1", port 1 failed; password *** rejected'
+    long = resolve_url("postgresql://u:secretpw@127.0.0.1:1/mysecretpwdb")
+    assert "secretpw" not in scrub("database mysecretpwdb: password secretpw rejected", long)

@@ -99,8 +99,14 @@ def scrub(message: str, url: URL) -> str:
 def _replace_secrets(text: str, url: URL) -> str:
     for secret in _secrets(url):
         for form in {secret, quote(secret, safe=""), quote_plus(secret)}:
-            text = text.replace(form, "***")
+            if len(form) >= _SHORT_SECRET:
+                text = text.replace(form, "***")
+            else:  # a password of a letter or two: inside words ("port") it is no secret, and masking mangles them
+                text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(form)}(?![A-Za-z0-9])", "***", text)
     return text
+
+
+_SHORT_SECRET = 4  # shorter secrets are masked only where they stand alone
 
 
 def scrub_text(message: str, db: str | None) -> str:
