@@ -405,3 +405,10 @@ def test_eight_writers_of_different_and_of_the_same_profile(db, tmp_path):
             expected = expected or len(kernels)
             assert len(kernels) == expected
     cat.close()
+
+
+def test_a_plot_name_that_is_no_png_is_refused_before_any_output(db):
+    """`runs trend --plot x.jpg` printed the whole table, then the usage error; now only the error (exit 2)."""
+    runs("add", TRAIN, db=db)
+    result = CliRunner().invoke(cli, ["runs", "trend", "--plot", "x.jpg", "--db", db])
+    assert result.exit_code == 2 and result.stdout == "" and "give a file name ending in .png" in result.stderr

@@ -155,3 +155,12 @@ def test_cli_never_writes_onto_an_input_or_a_wrong_suffix(tmp_path):
     result = CliRunner().invoke(cli, ["timeline", str(TRAIN), "-o", str(tmp_path / "t.pdf")])
     assert result.exit_code == 2 and ".png or .svg" in result.output
     assert TRAIN.read_bytes() == before
+
+
+def test_a_window_outside_the_profile_is_refused_not_drawn_empty(tmp_path):
+    """`--start 100s --end 101s` on a 5.3 s capture wrote an empty picture (exit 0) where `export` refuses the
+    window; now the same usage error (exit 2), naming the span, and no file."""
+    out = tmp_path / "far.png"
+    result = CliRunner().invoke(cli, ["timeline", str(PROFILES / "gpt_train.sqlite"), "--start", "100s", "--end",
+                                      "101s", "-o", str(out)])
+    assert result.exit_code == 2 and "holds nothing of the profile" in result.output and not out.exists()

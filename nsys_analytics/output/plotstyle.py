@@ -94,6 +94,11 @@ def check_png(path: str | Path, option: str = "--plot") -> Path:
     return path
 
 
+def png_option(_ctx, _param, value):
+    """click callback of a --plot option: a name that is no .png is refused before any work or output."""
+    return None if value is None else check_png(value)
+
+
 def _escape_texts(fig) -> None:
     """A last check before saving: any text with a control character is shown escaped (`label()` is where plots
     escape their names; laying a figure out, e.g. tight_layout, already renders its text)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ...output.plotstyle import png_option
 from .plot import plot_report
 from .ranges import DEFAULT_RANGES
 from .render import BreakdownOutput
@@ -32,7 +33,7 @@ from ...output.write import write
               help="One column per NVTX range (kernels attributed by launch, on any thread of the process).")
 @click.option("--range-names", "range_names", multiple=True, metavar="NAME[,NAME...]",
               help=f"With --by range: the ranges to show (default: the {DEFAULT_RANGES} with the most GPU time).")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), callback=png_option,
               help="Also draw the category shares as stacked bars into FILE.png.")
 @click.option("--window", type=click.Choice(WINDOWS), default="steady", show_default=True,
               help="steady: the operations launched inside the step ranges after the warm-up, when the profile has "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ...output.plotstyle import png_option
 from .gate import METRIC_HELP
 from ...core.errors import EXIT_FINDINGS, UsageError
 from ...output.options import output_options, table_option
@@ -220,7 +221,8 @@ def _run_ids(catalog, items: tuple[str, ...]) -> list[int]:
 @click.option("--tag", "tag_items", multiple=True, metavar="KEY=VALUE", help="Only runs with this tag (repeatable).")
 @click.option("--since", help="Only runs added at or after this UTC date.")
 @click.option("--limit", type=click.IntRange(min=1), default=1000, show_default=True, help="Newest N runs.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), help="Also draw the series into FILE.png.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), callback=png_option,
+              help="Also draw the series into FILE.png.")
 @DB_OPTION
 @output_options
 def trend(metric, tag_items, since, limit, plot, db, fmt, output):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ...output.plotstyle import png_option
 from . import ALPHA, ATTRIBUTIONS, TABLES, WINDOWS
 from ...core.errors import UsageError
 from ...output.options import output_options
@@ -26,7 +27,7 @@ def diff_options(f):
                      help="Only this table (repeatable). --format csv prints one table: kernels unless chosen."),
         click.option("--limit", type=click.IntRange(min=0), default=DEFAULT_LIMIT, show_default=True,
                      help="Rows per table in table/markdown output (0: all); csv and json have all rows."),
-        click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+        click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), callback=png_option,
                      help="Also draw the largest kernel and category changes into FILE.png."),
         click.option("--min-effect", "min_effects", multiple=True, metavar="step|kernel=PCT",
                      help="With one run per side, the smallest change of the step time or of the kernel time per "

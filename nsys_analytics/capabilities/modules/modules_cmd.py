@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ...output.plotstyle import png_option
 from .render import ModulesOutput
 from .report import DEFAULT_TOP
 from .run import modules_report
@@ -26,7 +27,7 @@ from ...output.write import write
 @click.option("--step-range", default=STEP_RANGE, show_default=True, help="NVTX range(s) that mark steps.")
 @click.option("--warmup-range", default=WARMUP_RANGE, show_default=True,
               help="NVTX range holding warm-up work, left out of the steady state.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), callback=png_option,
               help="Also draw the modules' forward and backward ms per step as stacked bars into FILE.png "
                    "(over ranks: FILE.rank<N>.png each).")
 @output_options

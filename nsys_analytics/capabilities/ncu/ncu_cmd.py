@@ -8,6 +8,7 @@ import click
 from click.core import ParameterSource
 
 from ...core.errors import UsageError
+from ...output.plotstyle import png_option
 from .analysis import AGGREGATIONS, COMBINE, GROUP_BY, Options, analyze
 from .expr import parse_derive
 from .report import NcuReport
@@ -37,7 +38,7 @@ PLOT_IMPLIES_NVTX = "--plot and --normalize-against compare annotations"
               help="Ratios to this annotation at the same configuration (implies --group-by nvtx).")
 @click.option("--speedup", is_flag=True,
               help="With --normalize-against: baseline / value instead of value / baseline.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), callback=png_option,
               help="Write a PNG of a column against a parameter, one line per annotation (implies --group-by nvtx).")
 @click.option("--plot-x", metavar="PARAM", help="Parameter on the x axis (default: the first).")
 @click.option("--plot-y", metavar="COLUMN", help="Column on the y axis (default: the last, e.g. a derived one).")

@@ -64,7 +64,8 @@ def command(profiles, target, output, window, rules_files):
                 writer.add(p, i, label, resolve_window(p, window), rules, shifts.get(Path(path).resolve(), 0))
     events = writer.summary.events
     click.echo(f"wrote {output}: {writer.summary.total:,} events ({events['gpu']:,} GPU operations, "
-               f"{events['api']:,} CUDA calls, {events['nvtx']:,} NVTX, {events['flows'] // 2:,} launch arrows)",
+               f"{events['api']:,} CUDA calls, {events['nvtx']:,} NVTX events (a start/end range is two), "
+               f"{events['flows'] // 2:,} launch arrows)",
                err=True)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..categories import load_rules
+from ...core.errors import UsageError
 from ...core.files import check_output
 from ...core.words import plural
 from .plot import check_path, data_width_px, plot_timeline
@@ -56,12 +57,22 @@ def command(profiles, window, output, no_api, no_nvtx, skip_bad, rules_files):
         with open_profile(Path(profiles[0])) as p:
             pids, devices = launch_ranks(p.path)
             timeline = build_timeline(p, window, pid_labels=pids, device_labels=devices, **options)
+            if not timeline.lanes and not window.is_everything:
+                _refuse_empty(p, timeline.window)
     else:
         timeline = _ranks_timeline(profiles, window, options, skip_bad)
     plot_timeline(timeline, output)
     ops = sum(b.count for b in timeline.boxes)
     click.echo(f"wrote {output} ({plural(len(timeline.lanes), 'row')}, {ops:,} operations)",
                err=True)
+
+
+def _refuse_empty(profile, window) -> None:
+    """A window that holds nothing of the profile (outside its span) is refused as `export` refuses it, not drawn
+    as an empty picture."""
+    start, end = profile.run_file("visual", "timeline_span").rows[0]
+    raise UsageError(f"the window [{window.start_ns}, {window.end_ns}) ns holds nothing of the profile; its GPU work "
+                     f"spans [{start}, {end}) ns")
 
 
 def _ranks_timeline(profiles, window, options, skip_bad: bool):
