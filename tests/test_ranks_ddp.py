@@ -318,3 +318,16 @@ def test_one_rank_file_of_a_larger_job_says_so(command):
     assert "`nsys-analytics ranks`" in stderr(STRAGGLER[0])
     assert "This file is" not in stderr(*STRAGGLER)
     assert "This file is" not in stderr(PROFILES / "gpt_train.sqlite")
+
+
+def test_nccl_on_a_profile_without_nccl_says_so_in_one_sentence():
+    """gpt_train ran on one GPU: no NCCL ranges, no NCCL kernels. The notes said GPU time of NCCL kernels was shown
+    "instead", then how its statistics are computed, then that there are no NCCL kernels; now one sentence."""
+    from click.testing import CliRunner
+
+    from nsys_analytics.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["nccl", str(PROFILES / "gpt_train.sqlite")]).stdout
+    notes = [x for x in out.splitlines() if x and x not in ("All ranks", "Per rank", "(no rows)")]
+    assert notes == ["No NCCL activity: no NCCL NVTX ranges (domain `NCCL`) and no NCCL kernels "
+                     "(ncclDevKernel_* / ncclKernel_*) in these profiles; a run on one GPU has none."]

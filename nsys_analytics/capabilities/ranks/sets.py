@@ -40,8 +40,12 @@ def nccl_sum_set(pset) -> SetResult:
     per_rank = list(zip(pset.ranks, pset.map(nccl_range_durations)))
     if all(d.empty for _, d in per_rank):
         result = nccl_summary_set(pset, "op")
-        result.notes.insert(0, "No NCCL NVTX ranges (domain `NCCL`: NCCL 2.19+ traced with --trace=nvtx): GPU time "
-                               "of NCCL kernels per operation instead.")
+        if result.combined.rows:
+            result.notes.insert(0, "No NCCL NVTX ranges (domain `NCCL`: NCCL 2.19+ traced with --trace=nvtx): GPU "
+                                   "time of NCCL kernels per operation instead.")
+        else:  # one sentence, not the statistics' notes on rows there are none of
+            result.notes = ["No NCCL activity: no NCCL NVTX ranges (domain `NCCL`) and no NCCL kernels "
+                            "(ncclDevKernel_* / ncclKernel_*) in these profiles; a run on one GPU has none."]
         return result
     result = distribution_summary(per_rank, key_header="Text")
     result.notes.insert(0, "CPU time of NCCL calls (NVTX domain `NCCL`), as the nccl_sum recipe; --by op|name for "
@@ -61,8 +65,8 @@ def nccl_summary_set(pset, by: str = "op") -> SetResult:
         ranged = ranged or in_range
     result = distribution_summary(per_rank, key_header={"op": "Operation", "name": "Name",
                                                         "nvtx_range": "NVTX Range"}[by])
-    if not kernels:
-        result.notes.append("No NCCL kernels (ncclDevKernel_* / ncclKernel_*) in these profiles.")
+    if not kernels:  # the statistics' notes would describe rows there are none of
+        result.notes = ["No NCCL kernels (ncclDevKernel_* / ncclKernel_*) in these profiles."]
     else:
         result.notes.append(_bytes_note(kernels, known, ranged))
     return result
