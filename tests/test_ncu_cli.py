@@ -185,3 +185,36 @@ def test_sql_attaches_an_ncu_report_to_an_nsys_profile(basic):
     text = run("sql", NSYS_PROFILE, "-a", f"ncu={basic}", "--format", "csv",
                "SELECT (SELECT count(*) FROM kernels) AS nsys, (SELECT count(*) FROM ncu.ncu_kernels) AS ncu")
     assert csv_rows(text) == [{"nsys": "40", "ncu": "40"}]
+
+
+def test_at_80_columns_the_metrics_asked_for_stay(monkeypatch):
+    """`ncu --metrics duration_ns,registers_per_thread` at 80 columns showed id, kernel and nvtx_range and left out
+    the two metrics asked for; the kernel, duration and the metrics stay, ids and shapes go first."""
+    from nsys_analytics.capabilities.ncu.analysis import Options, analyze
+    from nsys_analytics.capabilities.ncu.table import for_format
+    from nsys_analytics.output.render import to_table
+    from nsys_analytics.output.terminal import laid_out
+
+    analysis = analyze(open_report("matmul_full"), Options(metrics=("duration_ns", "registers_per_thread")))
+    with laid_out(80):
+        header = to_table(for_format(analysis, "table")).splitlines()[0].split()
+    assert {"kernel", "duration_us", "registers_per_thread"} <= set(header), header
+
+
+def test_combine_sum_adds_amounts_and_averages_shares():
+    """`--combine sum` (the --help example) added the kernels' occupancy, throughput percentages and clock
+    frequencies: 181.2 % occupancy, 4.4 GHz. Time and cycles add up; shares, frequencies and per-thread figures are
+    the kernels' mean, and the note names them. Checked against the per-kernel rows (themselves equal to ncu's CSV,
+    test_ncu_oracle.py), grouped here by hand into range instances."""
+    from nsys_analytics.capabilities.ncu.analysis import Options, analyze
+
+    per_kernel = analyze(open_report(BASIC), Options()).frame
+    combined = analyze(open_report(BASIC), Options(combine="sum"))
+    row = combined.frame[combined.frame["kernels"] > 1].iloc[0]  # an instance: consecutive results, ids in a row
+    first = per_kernel[(per_kernel["id"] >= row["id"]) & (per_kernel["id"] < row["id"] + row["kernels"])]
+    assert len(first) == row["kernels"] and first["nvtx_range"].nunique() == 1
+    assert row["duration_ns"] == pytest.approx(first["duration_ns"].sum())
+    assert row["elapsed_cycles"] == pytest.approx(first["elapsed_cycles"].sum())
+    for share in ("theoretical_occupancy_pct", "sm_frequency_hz", "registers_per_thread"):
+        assert row[share] == pytest.approx(first[share].mean()), share
+    assert "averaged instead: " in combined.notes[-1] and "theoretical_occupancy_pct" in combined.notes[-1]

@@ -137,13 +137,29 @@ def _combine(analysis: Analysis, how: str, hidden: list[str]) -> None:
     path = frame["nvtx_path"]
     instance = (path.isna() | (path != path.shift())).cumsum()
     values = [c for c in analysis.value_columns + hidden if c in frame and _numeric(frame[c])]
+    # a sum of percentages, frequencies or per-thread figures means nothing (two kernels at 40 % occupancy are not
+    # at 80 %): `sum` adds the amounts (time, cycles, bytes, instructions) and averages the rest
+    averaged = [c for c in values if how == "sum" and not _additive(analysis.units.get(c, ""))]
     grouped = frame.assign(_instance=instance).groupby("_instance", sort=True)
-    combined = grouped.agg({**{c: "first" for c in frame.columns if c not in values}, **{c: how for c in values}})
+    combined = grouped.agg({**{c: "first" for c in frame.columns if c not in values},
+                            **{c: "mean" if c in averaged else how for c in values}})
     combined["kernel"] = grouped["kernel"].agg(lambda names: "+".join(dict.fromkeys(names.dropna())))
     combined.insert(1, "kernels", grouped.size())
     analysis.frame = combined.reset_index(drop=True)
+    shown = [c for c in averaged if c in analysis.value_columns]
     analysis.notes.append(f"kernels of one range instance combined with {how} (an instance: consecutive kernels "
-                          "with the same NVTX stack)")
+                          "with the same NVTX stack)" + (f"; rates, shares and per-thread figures averaged instead: "
+                                                         f"{', '.join(shown)}" if shown else ""))
+
+
+_AMOUNTS = {"ns", "us", "ms", "s", "nsecond", "usecond", "msecond", "second", "cycle", "byte", "kbyte", "mbyte",
+            "gbyte", "inst", "sector", "request", "warp", "thread", "block"}
+
+
+def _additive(unit: str) -> bool:
+    """Whether values of this base unit add up across kernels: an amount (ns, cycle, byte, inst), not a rate, a
+    share, a frequency or a figure per thread/block (unit with '/', %, hz, or none)."""
+    return "/" not in unit and unit.lower() in _AMOUNTS
 
 
 def _derive(analysis: Analysis, derived, metric_to_column: dict[str, str], hidden: list[str]) -> None:

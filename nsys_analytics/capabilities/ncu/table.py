@@ -34,7 +34,32 @@ def to_result(analysis: Analysis, units: str = "auto") -> Result:
         headers.append(header)
         scales[column] = divisor
     rows = [tuple(_cell(v, scales[c]) for c, v in zip(frame.columns, row)) for row in frame.itertuples(index=False)]
-    return Result(columns, rows, notes=list(analysis.notes), headers=headers)
+    return Result(columns, rows, notes=list(analysis.notes), headers=headers, key_columns=_keys(analysis, columns),
+                  decimals=_decimals(columns, rows))
+
+
+def _decimals(columns: list[str], rows: list[tuple]) -> dict[str, int]:
+    """Decimals a table shows per float column: none where every value is whole (registers, cycles), two where all
+    are below 10 (waves per SM 0.03 read 0.0), else the usual one."""
+    out = {}
+    for i, column in enumerate(columns):
+        values = [r[i] for r in rows if isinstance(r[i], float) and math.isfinite(r[i])]
+        if not values:
+            continue
+        if all(v.is_integer() for v in values):
+            out[column] = 0
+        elif max(abs(v) for v in values) < 10:
+            out[column] = 2
+    return out
+
+
+def _keys(analysis: Analysis, columns: list[str]) -> tuple[str, ...]:
+    """What a narrow terminal keeps longest: the kernel, then the metrics asked for, duration first (ids, NVTX
+    ranges and launch shapes go first)."""
+    shown = dict(zip(analysis.frame.columns, columns))
+    values = [shown[c] for c in analysis.value_columns if c in shown]
+    values.sort(key=lambda c: not c.startswith(("duration", "nsys_duration")))
+    return tuple(c for c in ("kernel", *values) if c in columns)
 
 
 FILE_FORMATS = ("csv", "json", "parquet")
