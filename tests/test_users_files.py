@@ -190,15 +190,16 @@ def test_output_that_is_an_input_is_refused(profile_dir, case, how):
     other = profile_dir / "Q.sqlite"
     shutil.copy(GOOD, other)
     output = profile
-    if how == "hard link":
-        output = profile_dir / "hard.sqlite"
+    if how == "hard link":  # a --plot name must end in .png (refused before any read): the link is named so
+        output = profile_dir / ("hard.png" if case == "breakdown-plot" else "hard.sqlite")
         os.link(profile, output)
     elif how == "symbolic link":
         output = profile_dir / "soft.sqlite"
         output.symlink_to(profile)
     before = folder_state(profile_dir)
     args = [a.format(P=profile, Q=other, O=output) for a in OUTPUT_CASES[case]]
-    one_line_error(run(*args), 2, "is an input profile or file")
+    plot_name = case == "breakdown-plot" and output.suffix != ".png"  # the profile itself: no .png name
+    one_line_error(run(*args), 2, "give a file name ending in .png" if plot_name else "is an input profile or file")
     assert folder_state(profile_dir) == before
 
 
