@@ -196,3 +196,19 @@ def test_names_without_a_type_keep_fp32_and_say_so(tmp_path):
         a = analyze_attention(p, AttentionOptions(shape=SHAPE))
     assert a.precision.dtype == "fp32"
     assert "the default: none of the 2 attention kernel name(s) names a data type" in " ".join(a.findings)
+
+
+def test_a_piece_far_from_both_peaks_is_not_said_to_be_limited_by_one():
+    """Hand arithmetic, H200 peaks 989.5 TFLOP/s and 4.8 TB/s, ridge 206.1: the fused SDPA piece of gpt_sdpa_train
+    (273,678,336 FLOP, 2,097,152 bytes, 5,853.2 ns) runs at 273678336 / 5853.2 / 1e3 = 46.76 TFLOP/s (4.7 %) and
+    2097152 / 5853.2 = 358.3 GB/s (7.5 %): "bandwidth limits it" was said of a kernel at 7.5 % of bandwidth; now
+    the caveat that it reaches neither peak. The same bytes in 1/10 of the time: 3582.9 GB/s, 74.6 % of 4.8 TB/s: no
+    caveat, "limits"."""
+    from nsys_analytics.capabilities.attention.flops import Cost, verdict
+
+    cost = Cost(273_678_336, 2_097_152, "", "")
+    bound, text = verdict(cost, 5_853.2, 206.1, (989.5, 4.8))
+    assert bound == "memory-bound" and "would limit" in text
+    assert "at 4.7% of compute and 7.5% of bandwidth it reaches neither peak" in text
+    bound, text = verdict(cost, 585.32, 206.1, (989.5, 4.8))
+    assert "bandwidth limits it" in text and "74.6% of the 4.8 TB/s peak" in text and "neither" not in text

@@ -112,16 +112,32 @@ def verdict(cost: Cost, time_ns: float, ridge: float, peaks: tuple[float, float]
     `peaks` (the GPU's TFLOP/s and TB/s) adds the share of the peak that limits the piece."""
     gbps = cost.bytes / time_ns if time_ns else 0.0  # bytes per ns = GB/s
     tflops = cost.flops / time_ns / 1e3 if time_ns else 0.0
+    neither = _neither_peak(tflops, gbps, peaks)
     if cost.intensity < ridge:
         share = f", {100 * gbps / (peaks[1] * 1e3):.1f}% of the {peaks[1]:g} TB/s peak" if peaks else ""
         return "memory-bound", (
             f"{cost.intensity:.2f} FLOP/byte is below the ridge point ({ridge:g} FLOP/byte): it moves "
-            f"{cost.bytes / 1e6:.2f} MB per call for {cost.flops / 1e6:.2f} MFLOP, so bandwidth limits it "
-            f"(achieved {gbps:.0f} GB/s{share})")
+            f"{cost.bytes / 1e6:.2f} MB per call for {cost.flops / 1e6:.2f} MFLOP, so bandwidth "
+            f"{'would limit' if neither else 'limits'} it (achieved {gbps:.0f} GB/s{share}){neither}")
     share = f", {100 * tflops / peaks[0]:.1f}% of the {peaks[0]:g} TFLOP/s peak" if peaks else ""
     return "compute-bound", (
-        f"{cost.intensity:.1f} FLOP/byte is above the ridge point ({ridge:g} FLOP/byte): arithmetic limits it "
-        f"(achieved {tflops:.2f} TFLOP/s{share})")
+        f"{cost.intensity:.1f} FLOP/byte is above the ridge point ({ridge:g} FLOP/byte): arithmetic "
+        f"{'would limit' if neither else 'limits'} it (achieved {tflops:.2f} TFLOP/s{share}){neither}")
+
+
+NEITHER_PCT = 25.0  # below this share of both peaks, the roofline's bound is not what holds a piece back
+
+
+def _neither_peak(tflops: float, gbps: float, peaks: tuple[float, float] | None) -> str:
+    """The caveat where a piece is far from both peaks: too small a kernel to approach either (latency, launch,
+    occupancy hold it), so the roofline's side says where the limit would be, not what limits it now."""
+    if not peaks:
+        return ""
+    compute, memory = 100 * tflops / peaks[0], 100 * gbps / (peaks[1] * 1e3)
+    if max(compute, memory) >= NEITHER_PCT:
+        return ""
+    return (f"; at {compute:.1f}% of compute and {memory:.1f}% of bandwidth it reaches neither peak: at this size "
+            "latency and launches hold it back, not the roofline")
 
 
 def dtype_size(dtype: str) -> int:

@@ -132,8 +132,10 @@ def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool
     per = f"ms per step over {steps} step(s)" if steps > 1 else "ms over the whole window"
     where = "no op" if att.source == EMIT_NVTX_OPS else "no module"
     notes = [f"Source: {_SOURCES[att.source]}.", f"Window: {window}; {per}; "
-             f"the GPU time of every kernel: {step_ns / 1e6:.3f} ms, of which "
-             f"{att.unattributed_ns / steps / 1e6:.3f} ms in {where} (e.g. the optimizer).", _COUNTED[att.source]]
+             f"the GPU time of every kernel: {step_ns / 1e6:.3f} ms (kernels on several streams, NCCL's among "
+             f"them, overlap: it can exceed the step), of which {att.unattributed_ns / steps / 1e6:.3f} ms in "
+             f"{where} (the optimizer's, the loss's, NCCL's kernels outside every module range).",
+             _COUNTED[att.source]]
     if unknown:
         notes.append("backward_ms is blank where no 'bwd:<name>' range holds the module's backward: it is inside "
                      "its parent's (block_2.mlp's in bwd:block_2).")
