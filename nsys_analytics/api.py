@@ -159,8 +159,8 @@ class ProfileSet(set_access.ProfileSet):
         from .core.filters import KernelFilter, check_limit
         from .capabilities.ranks.sets import kernel_summary_set
 
-        return _set_frame(kernel_summary_set(self, KernelFilter.from_keywords(**filters), check_limit(limit), by_launch),
-                          table)
+        kernel_filter = KernelFilter.from_keywords(**filters)
+        return _set_frame(kernel_summary_set(self, kernel_filter, check_limit(limit), by_launch), table)
 
     def kernel_categories(self, rules=None, unmatched: bool = False, limit: int | None = None, table: str = "all",
                           **filters):

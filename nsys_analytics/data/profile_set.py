@@ -126,9 +126,9 @@ def file_facts(path: str) -> FileFacts:
 
 
 def one_rank_of_job(sqlite_path) -> str | None:
-    """A sentence where the export `sqlite_path` holds fewer processes than the WORLD_SIZE of the job it ran in (one rank's file of a
-    distributed run): its NCCL time then includes waiting for the others, which only the whole set can tell. None
-    for any other file, and for one that cannot be read (the report itself says why)."""
+    """A sentence where the export `sqlite_path` holds fewer processes than the WORLD_SIZE of the job it ran in
+    (one rank's file of a distributed run): its NCCL time then includes waiting for the others, which only the
+    whole set can tell. None for any other file, and for one that cannot be read (the report says why)."""
     try:
         con = source.connect_readonly(Path(sqlite_path))
     except (ProfileError, sqlite3.Error, OSError):
