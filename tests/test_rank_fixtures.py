@@ -18,8 +18,9 @@ from .conftest import PROFILES, RANK_RUNS, rank_files
 # The runs whose every file has its own `nsys stats` oracle (fixtures/oracle/STEM/); the stories runs (FSDP2/DDP
 # with a designed straggler) are checked against the recipes over their ranks instead (tests/test_ranks_recipes.py).
 STATS_RUNS = ["ddp_balanced", "ddp_straggler", "ddp_straggler_json", "ddp_whole", "ddp_whole_json"]
-STORY_RUNS = ["ddp4_backward", "ddp4_balanced", "ddp4_data", "fsdp2_backward", "fsdp2_balanced", "fsdp2_forward",
-              "fsdp4_backward", "fsdp4_balanced", "fsdp4_data"]
+STORY_RUNS = ["ddp4_backward", "ddp4_balanced", "ddp4_data", "fsdp2_aa_1", "fsdp2_aa_2", "fsdp2_aa_3",
+              "fsdp2_backward", "fsdp2_balanced", "fsdp2_forward", "fsdp2_small_backward", "fsdp4_backward",
+              "fsdp4_balanced", "fsdp4_data"]
 RANK_FILES = [f for run in STATS_RUNS for f in rank_files(run)]
 IDS = [f.stem for f in RANK_FILES]
 
