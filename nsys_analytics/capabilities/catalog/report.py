@@ -93,8 +93,9 @@ def gate(report: DiffReport, max_regression_pct: float, base_id: int | None, new
     if failed and beyond is None and h.get("moved") == "none" and step.get("min_effect_pct") is not None:
         # diff's verdict says no change beyond noise: say that the threshold failed it, not the noise test
         story = (f"Failed on the threshold alone: with {_runs_words(h.get('runs'))}, diff calls a step time change "
-                 f"beyond run-to-run noise only from {step['min_effect_pct']:g} % (the spread of identical runs), so "
-                 "it calls this one within noise; more runs per side (`runs diff A1 A2 --vs B1 B2`) would tell.")
+                 f"beyond run-to-run noise only from {step['min_effect_pct']:g} % (from the spread of identical "
+                 "runs), so it calls this one within noise; more runs per side (`runs diff A1 A2 --vs B1 B2`) would "
+                 "tell.")
     return GateDecision(failed, f"{'FAIL' if failed else 'PASS'} ({why}; {new_name} vs {base}): {figures}. "
                                 f"{story}")
 

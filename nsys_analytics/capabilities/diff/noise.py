@@ -17,8 +17,13 @@ from dataclasses import dataclass
 # Smallest change (percent) that one run per side may call beyond noise, per metric: above the largest spread
 # between repeated runs of identical code (docs/diff.md, "The noise model"; fixtures/diff: 7 runs on an H100 host
 # shared with other jobs, the step time moved by up to 41.6 % between identical runs, the kernel time per step by
-# at most 0.16 %). `diff --min-effect step=PCT` sets it for a quieter machine.
+# at most 0.16 %). `diff --min-effect step=PCT` sets it for a quieter machine. The step's is the default where its
+# kernel time is unknown (no steady state); else step_min_effect_pct.
 MIN_EFFECT_PCT = {"step": 45.0, "kernel": 1.0}
+# How far a step's time outside GPU kernels (Python, launches, synchronization) moved between identical runs: up to
+# 51.8 % (fixtures/diff gpt_aa, a launch-bound step on a shared host: 10.3 to 15.7 ms), while the kernel time moved
+# by at most 0.16 % there and 0.01 % in GPU-bound runs (gpt_big_aa; fsdp2_aa, 2 ranks: the step by 0.84 %).
+OUTSIDE_KERNELS_PCT = 55.0
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,18 @@ def judge(metric: str, base: list[float], new: list[float], alpha: float,
         return Judgement(metric, b, n, change, (len(base), len(new)), p, threshold, p < alpha)
     return Judgement(metric, b, n, change, (len(base), len(new)), None, threshold,
                      bool(change) and abs(change) >= threshold)
+
+
+def step_min_effect_pct(step_ns: float, kernel_ns: float) -> float:
+    """The smallest step-time change (percent of this step) that one run per side may call beyond noise: the step's
+    time outside its GPU kernels may move by OUTSIDE_KERNELS_PCT, the time in them by the kernel time's minimum
+    effect. A launch-bound step (gpt_aa: 2.6 ms of kernels in 12.9 ms) needs 44 %, a GPU-bound one 2-3 %.
+    `kernel_ns`: one GPU's kernel time per step, summed (overlapping streams may take it past the step: clipped)."""
+    if step_ns <= 0:
+        return MIN_EFFECT_PCT["step"]
+    inside = min(max(kernel_ns, 0.0), step_ns)
+    spread_ns = OUTSIDE_KERNELS_PCT * (step_ns - inside) + MIN_EFFECT_PCT["kernel"] * inside  # percent x ns
+    return round(spread_ns / step_ns, 1)
 
 
 def welch_p(a: list[float], b: list[float]) -> float:

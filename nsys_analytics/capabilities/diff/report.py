@@ -148,7 +148,7 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
     )
     report.headline = headline(b, n, ranges_b, ranges_n, alpha, min_effect or {})
     if len(base_runs) > 1 or len(new_runs) > 1:
-        report.runs = _run_table(b, n, report.headline["range"])
+        report.runs = _run_table(b, n, report.headline["range"], report.headline["kernel_scope"] == "compute")
     only = (set(ranges_b) - set(ranges_n), set(ranges_n) - set(ranges_b))
     report.verdict = verdict(report, only)
     report.notes = _notes(b, n, attributed, alpha) + ([windows] if windows else [])
@@ -486,16 +486,17 @@ RUN_COLUMNS = {
 }
 
 
-def _run_table(b: Side, n: Side, step: str | None) -> Result:
+def _run_table(b: Side, n: Side, step: str | None, compute_only: bool) -> Result:
     """Each run's mean step time and kernel time per step: the samples Welch's t compares."""
     rows = []
     for side, s in (("base", b), ("new", n)):
         for run in s.runs:
             rows.append((side, ", ".join(p.label for p in run), max(p.steps for p in run) or None,
-                         run_step_ns(run, step) if step else None, run_kernel_ns(run, s.unit)))
+                         run_step_ns(run, step) if step else None, run_kernel_ns(run, s.unit, compute_only)))
     headers = [h if b.unit == "per step" else h.replace("ns/step", "ns/run") for h in RUN_COLUMNS.values()]
+    kernels = "kernel time per step without NCCL's kernels" if compute_only else "kernel time per step"
     return Result(list(RUN_COLUMNS), rows, headers=headers,
-                  notes=["One row per run: its mean step time and kernel time per step (one sample each)."])
+                  notes=[f"One row per run: its mean step time and {kernels} (one sample each)."])
 
 
 def _rank_step(p: ProfileSummary | None, step: str | None) -> float | None:

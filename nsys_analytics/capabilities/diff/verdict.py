@@ -8,7 +8,7 @@ from typing import Any
 
 from ...output.render import shorten_name
 from .matching import STEP_WORD, range_families
-from .noise import Judgement, judge
+from .noise import MIN_EFFECT_PCT, OUTSIDE_KERNELS_PCT, Judgement, judge, step_min_effect_pct
 from .story import Row, Story, substitution
 from .summary import ProfileSummary, Stat
 
@@ -19,6 +19,7 @@ _VERDICT_NAME = 60  # kernel names in the verdict: shortened towards this width,
 _NAME_LEVEL = 2  # shorten_name's steps that keep the functor/lambda (`masked_fill_kernel…[lambda(float, bool)#1]`)
 STORY_SHARE = 0.5  # a substitution is the step's change where it holds at least this share of the kernel change
 WARMUP_WORD = "warm"  # ranges the verdict does not blame (warm-up is not the step)
+COMMUNICATION = "communication"  # the category of NCCL's kernels (categories/kernel_categories.toml)
 
 
 def step_family(rb: dict, rn: dict) -> str | None:
@@ -38,23 +39,36 @@ def run_step_ns(run: list[ProfileSummary], step: str) -> float | None:
     return merged.avg_ns if merged and merged.instances else None
 
 
-def run_kernel_ns(run: list[ProfileSummary], unit: str) -> float:
-    """A run's GPU kernel time per step (its ranks' kernels summed; per run where there is no steady state)."""
-    total = sum(k.stat.total_ns for p in run for k in p.kernel_stats("demangled"))
+def run_kernel_ns(run: list[ProfileSummary], unit: str, compute_only: bool = False) -> float:
+    """A run's GPU kernel time per step (its ranks' kernels summed; per run where there is no steady state);
+    `compute_only`: NCCL's kernels left out."""
+    total = sum(k.stat.total_ns for p in run for k in p.kernel_stats("demangled")
+                if not (compute_only and k.category == COMMUNICATION))
     steps = max(p.steps for p in run) if unit == "per step" else 1
     return total / steps
 
 
+def compute_only(b: Side, n: Side) -> bool:
+    """Whether the headline's kernel time leaves NCCL's kernels out: where a side has them and both sides have other
+    kernels. A collective's kernels run until the last rank arrives, so their time holds the other ranks' waits:
+    identical FSDP runs moved it by up to 72 % (fixtures/ranks/fsdp2_aa), the other kernels by 0.2 %."""
+    def has(side: Side, communication: bool) -> bool:
+        return any((k.category == COMMUNICATION) == communication and k.stat.total_ns
+                   for run in side.runs for p in run for k in p.kernel_stats("demangled"))
+    return (has(b, True) or has(n, True)) and has(b, False) and has(n, False)
+
+
 def headline(b: Side, n: Side, rb: dict, rn: dict, alpha: float, min_effect: dict[str, float]) -> dict[str, Any]:
     """Both metrics judged run by run; the step time leads where both sides have steps, else the kernel time."""
-    kernel = judge("kernel", [run_kernel_ns(r, b.unit) for r in b.runs], [run_kernel_ns(r, n.unit) for r in n.runs],
-                   alpha, min_effect.get("kernel"))
+    compute = compute_only(b, n)
+    kernel = judge("kernel", [run_kernel_ns(r, b.unit, compute) for r in b.runs],
+                   [run_kernel_ns(r, n.unit, compute) for r in n.runs], alpha, min_effect.get("kernel"))
     step_name = step_family(rb, rn)
     step = None
     if step_name is not None:
         sb = [v for v in (run_step_ns(r, step_name) for r in b.runs) if v is not None]
         sn = [v for v in (run_step_ns(r, step_name) for r in n.runs) if v is not None]
-        step = judge("step", sb, sn, alpha, min_effect.get("step")) if sb and sn else None
+        step = judge("step", sb, sn, alpha, _step_min_effect(b, sb, min_effect)) if sb and sn else None
     lead = step or kernel
     moved = {(True, True): "both", (True, False): "step", (False, True): "kernel", (False, False): "none"}[
         (bool(step and step.beyond), kernel.beyond)]
@@ -68,8 +82,30 @@ def headline(b: Side, n: Side, rb: dict, rn: dict, alpha: float, min_effect: dic
         "beyond_noise": lead.beyond if lead.p_value is not None else None,
         "ranks": [max(len(r) for r in b.runs), max(len(r) for r in n.runs)],  # per run, each side
         "step": _judgement(step), "kernel": _judgement(kernel), "moved": moved, "story": None, "story_ns": None,
-        "story_kernel_ns": None,
+        "story_kernel_ns": None, "kernel_scope": "compute" if compute else "all",
+        "communication": _communication(b, n) if compute else None,
+        # the step's minimum effect: 'given' (--min-effect), 'kernels' (from its share in kernels), 'default'
+        "step_threshold": "given" if "step" in min_effect else "kernels" if b.unit == "per step" else "default",
     }
+
+
+def _step_min_effect(b: Side, steps_ns: list[float], min_effect: dict[str, float]) -> float | None:
+    """The step time's minimum effect for one run per side: the user's, else from the base's share of the step
+    spent in kernels (noise.step_min_effect_pct), else (no steady state) the default."""
+    if "step" in min_effect:
+        return min_effect["step"]
+    if b.unit != "per step":
+        return None
+    # one GPU's compute kernels: NCCL's time waits on the other ranks, so it may move as the time outside kernels
+    kernel_ns = sum(run_kernel_ns(r, b.unit, True) / len(r) for r in b.runs) / len(b.runs)
+    return step_min_effect_pct(sum(steps_ns) / len(steps_ns), kernel_ns)
+
+
+def _communication(b: Side, n: Side) -> tuple[float, float]:
+    """NCCL's kernel time per step on each side (mean over runs, ranks summed)."""
+    def side(s: Side) -> float:
+        return sum(run_kernel_ns(r, s.unit) - run_kernel_ns(r, s.unit, True) for r in s.runs) / len(s.runs)
+    return side(b), side(n)
 
 
 def _judgement(j: Judgement | None) -> dict | None:
@@ -86,21 +122,28 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
     step, kernel, moved = h["step"], h["kernel"], h["moved"]
     unit = h["unit"]
     ranks = _ranks_words(h)  # several ranks: the kernel time is their sum, the step time their mean
-    kernel_text = f"GPU kernel time {unit}{f' (summed over {ranks})' if ranks else ''} {_from_to(kernel)}"
+    what = "GPU compute kernel time" if h.get("kernel_scope") == "compute" else "GPU kernel time"
+    kernel_text = f"{what} {unit}{f' (summed over {ranks})' if ranks else ''} {_from_to(kernel)}"
     step_text = f"step time{f' (mean over {ranks})' if ranks else ''} {_from_to(step)}" if step else None
     tail = f" ({_noise_words(h)})."
     if moved == "none":
         parts = ", ".join(p for p in (step_text, kernel_text) if p)
         return f"No change beyond run-to-run noise: {parts}" + tail
+    waits = _communication_words(h)
     if moved == "step":
         return (f"{_cap(step_text)} beyond run-to-run noise; kernel time unchanged ({kernel_text}): the difference is "
-                f"outside kernels (CPU, launch, sync)" + tail)
+                f"outside kernels (CPU, launch, sync){waits}" + tail)
     sign = -1 if (kernel["change_pct"] or 0) < 0 else 1
-    if moved == "both":
+    if moved == "both" and _mostly_outside_kernels(h):
+        text = (f"{_cap(step_text)} beyond run-to-run noise, mostly outside GPU kernels (CPU, data loading, launches, "
+                f"waits); {kernel_text} also beyond it")
+    elif moved == "both":
         text = f"{_cap(step_text)} and {kernel_text}, both beyond run-to-run noise"
     else:
         text = f"{_cap(kernel_text)} beyond run-to-run noise"
-        text += f" (step time {_from_to(step)}: within it)" if step else ""
+        # with too few runs the threshold, not a test, rules the step change out: say so, not that it is noise
+        within = "within it" if step and step["p_value"] is not None else f"under the threshold of {_sides(h)}"
+        text += f" (step time {_from_to(step)}: {within})" if step else ""
     story = _story(report, only)
     where = _where(report, sign)
     if story is not None:
@@ -108,10 +151,35 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
         h["story"] = story.sentence(unit, step_ns)
         h["story_ns"], h["story_kernel_ns"] = (step_ns if step_ns is not None else story.kernel_ns), story.kernel_ns
         if where is None or _story_share(story, h) >= STORY_SHARE:
-            return f"{text}: {h['story']}" + tail
+            return f"{text}: {h['story']}{waits}" + tail
         # the substitution holds less than half of the change: what weighs most leads, the substitution after it
-        return f"{text}, mostly {where}; besides, {h['story']}" + tail
-    return (f"{text}, mostly {where}" if where else text) + tail
+        return f"{text}, mostly {where}; besides, {h['story']}{waits}" + tail
+    return (f"{text}, mostly {where}" if where else text) + waits + tail
+
+
+def _mostly_outside_kernels(h: dict) -> bool:
+    """Whether one GPU's kernel time (the ranks' sum over their number) moved by less than half the step time, the
+    same way or not: then most of the step's change lies outside kernels."""
+    ranks = max(h.get("ranks") or (1, 1))
+    kernel_change = (h["kernel"]["new_ns"] - h["kernel"]["base_ns"]) / ranks
+    step_change = h["step"]["new_ns"] - h["step"]["base_ns"]
+    return kernel_change * step_change <= 0 or abs(kernel_change) < abs(step_change) / 2
+
+
+def _communication_words(h: dict) -> str:
+    """Where the kernel time leaves NCCL's kernels out and theirs moved by at least the kernel time's minimum
+    effect: what it moved, and why that may be waiting."""
+    if h.get("kernel_scope") != "compute" or not h.get("communication"):
+        return ""
+    base, new = h["communication"]
+    if abs(new - base) < h["kernel"]["min_effect_pct"] / 100 * h["kernel"]["base_ns"]:
+        return ""
+    return (f"; NCCL's kernels {_signed_ms(new - base)}{' (summed over ranks)' if _ranks_words(h) else ''}: "
+            f"{_WAIT_WORDS if new > base else 'less time in collectives, perhaps less waiting for a slower rank'}")
+
+
+_WAIT_WORDS = ("a collective's kernels run until the last rank arrives, so this may be time spent waiting for a "
+               "slower rank, not communication: `nsys-analytics ranks` names the rank and range that held the others")
 
 
 def _ranks_words(h: dict) -> str:
@@ -132,14 +200,25 @@ def _noise_words(h: dict) -> str:
     steps = "rank steps" if _ranks_words(h) else "steps"  # each rank's instances of the step range
     window = ("steady state" + (f": {h['base_instances']} vs {h['new_instances']} {steps}" if counted else "")
               if h["unit"] == "per step" else "whole capture")
+    if h.get("kernel_scope") == "compute":
+        window += "; NCCL's kernels left out of the kernel time"
     if h["kernel"]["p_value"] is not None:
         ps = [f"{name} p = {h[name]['p_value']:.2g}" for name in ("step", "kernel") if h[name]]
         return f"{window}; Welch's t on {runs[0]} vs {runs[1]} runs: {', '.join(ps)}"
     thresholds = " and ".join(f"{h[name]['min_effect_pct']:g} % for {name} time" for name in ("step", "kernel")
                               if h[name])
-    sides = "one run per side" if runs == [1, 1] else f"{runs[0]} vs {runs[1]} runs, too few on a side for Welch's t"
-    return (f"{window}; {sides}: beyond noise needs at least {thresholds}, the spread of identical runs; "
+    if h["step"] and h.get("step_threshold") == "kernels":
+        thresholds = thresholds.replace(
+            " for step time", f" for step time ({OUTSIDE_KERNELS_PCT:g} % of its time outside GPU kernels, "
+                              f"{MIN_EFFECT_PCT['kernel']:g} % of its time in them)", 1)
+    sides = _sides(h) + ("" if runs == [1, 1] else ", too few on a side for Welch's t")
+    return (f"{window}; {sides}: beyond noise needs at least {thresholds}, from the spread of identical runs; "
             "more runs per side (diff A1 A2 A3 --vs B1 B2 B3) would tell")
+
+
+def _sides(h: dict) -> str:
+    runs = h["runs"]
+    return "one run per side" if list(runs) == [1, 1] else f"{runs[0]} vs {runs[1]} runs"
 
 
 def _story_share(story: Story, h: dict) -> float:
@@ -171,17 +250,16 @@ def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> Story | None:
     return substitution(rows, only[0], only[1], (total[1], total[2]))
 
 
-COMMUNICATION = "communication"  # the category of NCCL's kernels (categories/kernel_categories.toml)
-
 
 def _where(report: DiffReport, sign: int) -> str | None:
     """The range and category, then the kernel, whose change weighs most in the kernel time's direction."""
+    skip = {"total", COMMUNICATION} if report.headline.get("kernel_scope") == "compute" else {"total"}
     cell = None
     if report.range_categories is not None:
         cell = next((r for r in report.range_categories.rows
-                     if r[4] * sign > 0 and WARMUP_WORD not in r[0].lower()), None)
+                     if r[4] * sign > 0 and WARMUP_WORD not in r[0].lower() and r[1] not in skip), None)
     if cell is None:
-        cat = next((r for r in report.categories.rows if r[0] != "total" and r[3] * sign > 0), None)
+        cat = next((r for r in report.categories.rows if r[0] not in skip and r[3] * sign > 0), None)
         if cat is None:
             return None
         place, category, delta = f"{cat[0]} kernels", cat[0], cat[3]
@@ -195,9 +273,7 @@ def _where(report: DiffReport, sign: int) -> str | None:
     if kernel is not None:
         text += f": {_kernel_phrase(kernel)}"
     if category == COMMUNICATION and sign > 0:
-        text += ("; a collective's kernels run until the last rank arrives, so this may be time spent waiting "
-                 "for a slower rank, not communication: `nsys-analytics ranks` names the rank and range that held "
-                 "the others")
+        text += "; " + _WAIT_WORDS
     return text
 
 
