@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 from nsys_analytics.output.render import NAME_WIDTH, to_table
+from nsys_analytics.output.terminal import laid_out
 from nsys_analytics.core.result import Result
 
 from .conftest import FIXTURE_NAMES, PROFILES, shared_profiles
@@ -109,3 +110,39 @@ def test_the_functor_stays_at_every_terminal_width(columns):
             cells[-1] += line[start:].rstrip()
     assert len(cells) == 2 and any("masked_fill_kernel" in c for c in cells) and \
         any("direct_copy_kernel_cuda" in c for c in cells), cells
+
+
+# Two cuBLAS GEMMs of gpt_train that differ only in the middle: the tile and warp sizes.
+TILE_64 = ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_"
+           "kernel__5x_cublas")
+TILE_128 = ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_"
+            "execute_kernel__5x_cublas")
+
+
+def test_names_that_differ_in_the_middle_show_apart_when_piped():
+    assert {TILE_64, TILE_128} <= set(kernel_names(PROFILES / "gpt_train.sqlite"))
+    assert shown([TILE_64, TILE_128]) == [TILE_64, TILE_128]  # 121 and 122 characters: within NAME_WIDTH, whole
+    long_64, long_128 = (n.replace("execute_kernel", "execute_" + "segment_k_" * 3 + "kernel") for n in (TILE_64,
+                                                                                                          TILE_128))
+    cells = shown([long_64, long_128])  # 151 and 152: cut in the middle alike, so shown longer (here whole)
+    assert cells[0] != cells[1] and "tilesize64x64x8" in cells[0] and "tilesize128x64x8" in cells[1]
+
+
+def test_a_pair_of_names_that_differ_in_the_middle_keeps_both_sides():
+    """diff's variant rows name two kernels, `old -> new`: cut in the middle as one text, piped, the cell kept the
+    old name's head and the new one's tail, `…tilesize64x64x8_stage3_wa…ge3_warpsize2x2x1_ffma…`, which reads as
+    one kernel (no arrow, no new tile size). Each side is a name, shortened on its own (here: whole)."""
+    cells = shown([f"{TILE_64} -> {TILE_128}", f"{TILE_128} -> {TILE_64}"])
+    assert cells == [f"{TILE_64} -> {TILE_128}", f"{TILE_128} -> {TILE_64}"]
+
+
+@pytest.mark.parametrize("columns", [80, 120, 200])
+def test_a_pair_keeps_its_arrow_and_both_tiles_at_every_width(columns):
+    table = Result(["status", "name"], [("variant", f"{TILE_64} -> {TILE_128}"), ("gone", TILE_64)])
+    with laid_out(columns):
+        lines = to_table(table).splitlines()[2:]
+    start = len("variant  ")
+    assert max(len(line) for line in lines) <= columns
+    cell = "".join(line[start:] for line in lines if not line.startswith("gone")).replace(" ", "")  # wrapped
+    old, new = cell.split("->")
+    assert "tilesize64x64x8" in old and "tilesize128x64x8" in new

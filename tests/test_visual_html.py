@@ -5,14 +5,17 @@ Also: Chromium's own JSON parser reads the Perfetto export."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
 
+from nsys_analytics.capabilities.attention.report import AttentionOptions
+from nsys_analytics.capabilities.visual.html import NVTX_ATTRIBUTION
 from nsys_analytics.cli.main import cli
 
 from . import chromium
-from .conftest import PROFILES
+from .conftest import PROFILES, oracle_csv, read_csv
 
 TRAIN = PROFILES / "gpt_train.sqlite"
 FORWARD = PROFILES / "gpt_forward.sqlite"
@@ -36,6 +39,11 @@ def page(tmp_path_factory):
     with chromium.Browser(width=1280, height=900) as browser:
         browser.load(out)
         yield browser, out
+
+
+def oracle_rows(path, report) -> list[dict]:
+    rows = read_csv(oracle_csv(path, report))
+    return [dict(zip(rows[0], r)) for r in rows[1:]]
 
 
 def js(browser, expression: str):
@@ -76,6 +84,52 @@ def test_findings_and_categories_equal_their_commands(page):
             'section[data-profile="gpt_train.sqlite"] table[data-table="breakdown-categories"] tbody tr'))
             .map(r => [r.cells[0].textContent, Number(r.querySelector('td[data-col="time_ns"]').dataset.v)]);""")
     assert shown == [[r["category"], r["time_ns"]] for r in categories]
+
+
+def _projected_by_hand(attribution: str, text: str) -> tuple[int, int]:
+    """(Total Proj Time (ns), Total GPU Ops) of the push/pop ranges `text` with sqlite3: per instance, from the first
+    GPU start to the last GPU end of the kernels, copies and memsets whose runtime call ran inside it, on the range's
+    thread ('thread', nsys' rule) or any thread of its process ('process'); summed over the instances."""
+    same = "r.globalTid = c.globalTid" if attribution == "thread" else "r.globalTid >> 24 = c.globalTid >> 24"
+    ops = " UNION ALL ".join(f'SELECT start, "end", correlationId, globalPid FROM {t}' for t in (
+        "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"))
+    query = f"""
+        SELECT sum(span), sum(n) FROM (
+            SELECT max(o."end") - min(o.start) AS span, count(*) AS n
+            FROM NVTX_EVENTS AS r JOIN StringIds AS s ON s.id = r.textId
+            JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS c ON {same} AND r.start <= c.start AND c."end" <= r."end"
+            JOIN ({ops}) AS o ON o.correlationId = c.correlationId AND o.globalPid >> 24 = c.globalTid >> 24
+            WHERE r.eventType = 59 AND s.value = ? GROUP BY r.rowid)"""
+    with sqlite3.connect(f"file:{TRAIN}?mode=ro", uri=True) as con:
+        return con.execute(query, (text,)).fetchone()
+
+
+def test_nvtx_table_attributes_as_report_and_says_so(page):
+    """gpt_train's backward kernels are launched by autograd's thread, not the one holding `backward`: the page's
+    NVTX table places them as `report` does (process, the html default), equal to `nvtx-gpu --attribution process`
+    and to sqlite3 (checked by its thread form against NVIDIA's nvtx_gpu_proj_sum); it showed nsys' thread figures,
+    2,496 ns of `backward`."""
+    assert NVTX_ATTRIBUTION == AttentionOptions.attribution == "process"  # report's default, the page's
+    browser, _ = page
+    oracle = {r["Range"]: r for r in oracle_rows(TRAIN, "nvtx_gpu_proj_sum")}[":backward"]
+    assert _projected_by_hand("thread", "backward") == (int(oracle["Total Proj Time (ns)"]),
+                                                        int(oracle["Total GPU Ops"]))
+    expected = _projected_by_hand("process", "backward")
+    assert expected[0] > 1000 * int(oracle["Total Proj Time (ns)"])  # the two attributions differ here
+    cli = {r["range"]: r for r in json.loads(run("nvtx-gpu", TRAIN, "--attribution", "process", "--format", "json"))}
+    assert (cli[":backward"]["total_proj_time_ns"], cli[":backward"]["total_gpu_ops"]) == expected
+    got = js(browser, """
+        const table = document.querySelector('section[data-profile="gpt_train.sqlite"] table[data-table="nvtx"]');
+        const row = Array.from(table.querySelectorAll('tbody tr'))
+            .find(r => r.querySelector('td[data-col="range"]').textContent === ':backward');
+        const notes = [];
+        for (let n = table.parentElement.nextElementSibling; n && n.classList.contains('note');
+             n = n.nextElementSibling) notes.push(n.textContent);
+        return [Number(row.querySelector('td[data-col="total_proj_time_ns"]').dataset.v),
+                Number(row.querySelector('td[data-col="total_gpu_ops"]').dataset.v), notes];""")
+    assert tuple(got[:2]) == expected
+    assert any(n.startswith("Attribution: process:") for n in got[2]), got[2]
+    assert any("nvtx-gpu PROFILE --attribution process" in n for n in got[2]), got[2]
 
 
 def test_assignment_answers_a_to_f_are_there(page):

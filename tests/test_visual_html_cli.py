@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from nsys_analytics.cli.main import cli
 
-from .conftest import PROFILES
+from .conftest import PROFILES, oracle_csv, read_csv
 
 TRAIN = PROFILES / "gpt_train.sqlite"
 
@@ -40,3 +40,17 @@ def test_page_is_self_contained_and_says_what_is_missing(tmp_path):
     assert "<link" not in page and "@import" not in page and "url(" not in page
     assert "has no NVTX ranges" in page and "--trace=cuda,nvtx" in page
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
+
+
+def test_attribution_thread_gives_nsys_figures_in_the_nvtx_table(tmp_path):
+    """`html --attribution thread`: the NVTX table is nsys' nvtx_gpu_proj_sum (`backward` 2,496 ns: its kernels were
+    launched by autograd's thread), and its note says thread."""
+    out = tmp_path / "r.html"
+    result = run("html", TRAIN, "--attribution", "thread", "-o", out)
+    assert result.exit_code == 0, result.output
+    table = out.read_text().split('data-table="nvtx"', 1)[1].split("</table>", 1)
+    row = next(r for r in table[0].split("<tr>") if '<td class="short" data-col="range">:backward</td>' in r)
+    oracle = read_csv(oracle_csv(TRAIN, "nvtx_gpu_proj_sum"))
+    backward = dict(zip(oracle[0], next(r for r in oracle if r[0] == ":backward")))
+    assert f'data-col="total_proj_time_ns" data-v="{backward["Total Proj Time (ns)"]}"' in row
+    assert "Attribution: thread (nsys&#x27; rule)" in table[1].split("<h3>", 1)[0]

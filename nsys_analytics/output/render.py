@@ -175,8 +175,9 @@ def _reads_as_sentence(text: str) -> bool:
 
 def _cells(result, numeric, prose, name_width: int) -> list[list[str]]:
     """Every cell as text: numbers with separators, sentences whole, names by the unique-name rule."""
-    texts = [shorten_names({_text(row[i]) for row in result.rows}, name_width) if not (numeric[i] or prose[i])
-             else {} for i in range(len(numeric))]
+    # each side of a pair (old -> new) is a kernel name, shortened to name_width as any other
+    texts = [shorten_names({_text(row[i]) for row in result.rows}, name_width, name_width)
+             if not (numeric[i] or prose[i]) else {} for i in range(len(numeric))]
     places = _places(result)
     return [[_pretty(v, places[i]) if numeric[i] else _text(v) if prose[i] else texts[i][_text(v)]
              for i, v in enumerate(row)] for row in result.rows]
@@ -204,7 +205,7 @@ def _distinct_cuts(shown: dict[str, str], width: int) -> dict[str, str]:
     """Names that the unique-name rule left longer than two lines of `width` (their middle cut is another name's too)
     cut elsewhere: the head and tail lengths nearest the middle that no other name shows; a shorter one, or one no
     cut tells apart, stays whole (its cell wraps: a cut there would take the functor that tells it apart)."""
-    long = sorted(n for n, t in shown.items() if len(t) > 2 * width)
+    long = sorted(n for n, t in shown.items() if len(t) > 2 * width and t.count(PAIR) != 1)  # pairs: told apart
     if not long:
         return shown
     mid = (width - 1) // 2
@@ -331,12 +332,31 @@ def shorten_name(name: str, width: int = NAME_WIDTH, max_level: int = LEVELS - 1
     return _shortened(name, width, max_level)[0]
 
 
-def shorten_names(names, width: int = NAME_WIDTH) -> dict[str, str]:
+PAIR = " -> "  # a cell naming two things, old -> new (diff's variant kernels and renamed ranges)
+
+
+def shorten_names(names, width: int = NAME_WIDTH, side_width: int | None = None) -> dict[str, str]:
     """{name: shown text} for the names of one table column: as short as `shorten_name` makes them, except that a
     shortened text never reads as another name of the column shortened as far (those take a longer form, at worst
     their whole name): `elementwise_kernel<…, gpu_kernel_impl_nocast<…>…>` would be masked_fill's as much as
-    direct_copy's, whichever of the two needed collapsing to fit."""
+    direct_copy's, whichever of the two needed collapsing to fit.
+
+    A pair `A -> B` longer than `width` is shown side by side: each of A and B shortened to `side_width` (default:
+    half the width) by the same rule among every side of the column, so the arrow stays and the two sides never read
+    alike. Cut as one text, a cuBLAS tile change `…tilesize64x64x8… -> …tilesize128x64x8…` kept A's head and B's
+    tail, which read as one kernel."""
     names = set(names)
+    pairs = {n: n.split(PAIR) for n in names if len(n) > width and n.count(PAIR) == 1}
+    shown = _shorten_each(names - pairs.keys(), width)
+    if pairs:
+        sides = _shorten_each({s for pair in pairs.values() for s in pair},
+                              side_width or max((width - len(PAIR)) // 2, 1))
+        shown.update({n: sides[a] + PAIR + sides[b] for n, (a, b) in pairs.items()})
+    return shown
+
+
+def _shorten_each(names: set[str], width: int) -> dict[str, str]:
+    """`shorten_names` of names that are each one name."""
     forms: dict[int, Counter] = {}  # level -> every name's text at that level, made when a name is shown so
 
     def shared(text: str, used: int) -> bool:

@@ -32,6 +32,9 @@ TOP_KERNELS = 15
 FINDING_TIMELINES = 6      # findings that get a picture of their worst window
 FINDING_WIDTH_PX = 900     # pixel columns of those pictures
 FINDING_MARGIN = 0.1       # the picture shows this share of the window's length before and after it
+# How the NVTX table places GPU work in ranges unless `html --attribution` says otherwise: `report`'s default
+# (process: autograd's backward kernels count in `backward`), so the page's table and its assignment answers agree.
+NVTX_ATTRIBUTION = "process"
 
 
 @dataclass
@@ -62,13 +65,15 @@ class Page:
     assignment: TextReport | None = None
 
 
-def profile_view(profile: Profile, rules: RuleSet, label: str | None = None) -> ProfileView:
-    """Everything the page shows about one profile; a section whose data is missing says why."""
+def profile_view(profile: Profile, rules: RuleSet, label: str | None = None,
+                 attribution: str = NVTX_ATTRIBUTION) -> ProfileView:
+    """Everything the page shows about one profile; a section whose data is missing says why. `attribution`: how
+    the NVTX table places GPU work in ranges (its note says which)."""
     view = ProfileView(label or profile.path.name, profile_info(profile), None, None, None)
     view.kernels = _or_missing(view, profile, "kernels",
                                lambda: kernel_summary(profile, KernelFilter(), False, TOP_KERNELS))
     view.breakdown = _or_missing(view, profile, "categories", lambda: breakdown_report([profile], rules=rules))
-    view.nvtx = _or_missing(view, profile, "nvtx", lambda: nvtx_gpu_projection_summary(profile))
+    view.nvtx = _or_missing(view, profile, "nvtx", lambda: _nvtx_table(profile, attribution))
     view.modules = _or_missing(view, profile, "modules", lambda: modules_report(profile))
     report = _or_missing(view, profile, "findings", lambda: diagnose(profile))
     if report is not None:
@@ -80,6 +85,14 @@ def profile_view(profile: Profile, rules: RuleSet, label: str | None = None) -> 
             view.findings.append(FindingView(f, timeline))
         view.skipped = report.skipped
     return view
+
+
+def _nvtx_table(profile: Profile, attribution: str) -> Result:
+    """`nvtx-gpu PROFILE --attribution A`: its rows, and its notes after one naming that command."""
+    result = nvtx_gpu_projection_summary(profile, attribution)
+    result.notes.insert(0, f"As `nsys-analytics nvtx-gpu PROFILE --attribution {attribution}` prints it "
+                           "(`nvtx-gpu` alone uses thread, nsys' rule; html --attribution chooses).")
+    return result
 
 
 def _worst_window(profile: Profile, f: Finding, rules: RuleSet, view: ProfileView) -> Timeline:

@@ -36,7 +36,9 @@ def command(profiles, forward_path, train_path, timeit, output, skip_bad, rules_
     """One self-contained HTML page (no network needed to view it): per profile a headline, its info, the
     top kernels, GPU time by category with a plot, NVTX ranges with their GPU projection, and the diagnose
     findings, each with a timeline of its worst window. With --forward and --train it also answers the
-    assignment questions (a)-(f), as `nsys-analytics report`. Tables sort when their header is clicked.
+    assignment questions (a)-(f), as `nsys-analytics report`. Tables sort when their header is clicked. The NVTX
+    table places GPU work in ranges by --attribution, process by default as `report` (= `nvtx-gpu --attribution
+    process`; `nvtx-gpu` alone follows nsys' thread rule).
 
     PROFILES: one profile, or several (one per rank of a job: files, globs or a folder) for one page of the job:
     the `ranks` verdict and tables, the NCCL summary, each rank's top kernels and kernel categories, and each
@@ -64,7 +66,7 @@ def command(profiles, forward_path, train_path, timeit, output, skip_bad, rules_
         opened = {p: stack.enter_context(open_profile(p)) for p in paths}
         if len(opened) == 1:
             note_one_rank(paths[0], opened[paths[0]])
-        views = [profile_view(opened[p], rules) for p in paths]
+        views = [profile_view(opened[p], rules, attribution=kwargs["attribution"]) for p in paths]
         assignment = None
         if forward_path is not None:
             options = ReportOptions(options_from(kwargs), timeit=timeit)
