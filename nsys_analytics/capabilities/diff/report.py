@@ -15,7 +15,7 @@ from .matching import STEP_WORD, pair_renamed, pair_variants, range_families
 from .sides import mismatch
 from .stats import RankTest, benjamini_hochberg, mann_whitney
 from .summary import ProfileSummary, RangeStat, Stat
-from .verdict import headline, run_kernel_ns, run_step_ns, step_family, verdict
+from .verdict import compute_only, headline, run_kernel_ns, run_step_ns, step_family, verdict
 
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "
           "20 instances and no ties, else normal approximation with tie and continuity correction; more than "
@@ -143,14 +143,15 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
     report = DiffReport(
         "", {}, kernels, _category_table(b, n), _range_table(ranges_b, ranges_n, alpha, b, n),
         _range_category_table(b, n, fam_b, fam_n) if attributed else None,
-        _rank_table(b, n, ranges_b, ranges_n) if _several_ranks(base_runs, new_runs) else None,
+        _rank_table(b, n, ranges_b, ranges_n, compute_only(b, n)) if _several_ranks(base_runs, new_runs) else None,
         base_labels=b.labels, new_labels=n.labels,
     )
     report.headline = headline(b, n, ranges_b, ranges_n, alpha, min_effect or {})
     if len(base_runs) > 1 or len(new_runs) > 1:
         report.runs = _run_table(b, n, report.headline["range"], report.headline["kernel_scope"] == "compute")
     only = (set(ranges_b) - set(ranges_n), set(ranges_n) - set(ranges_b))
-    report.verdict = verdict(report, only)
+    report.verdict = verdict(report, only, _pace_report(base_runs, new_runs, report.headline, name_kind, alpha,
+                                                        min_effect))
     report.notes = _notes(b, n, attributed, alpha) + ([windows] if windows else [])
     if problem:
         report.verdict = f"Warning: {problem}. {report.verdict}"
@@ -165,6 +166,16 @@ def _windowed(base_runs: list[list[ProfileSummary]], new_runs: list[list[Profile
     if profiles and all(p.steady is not None for p in profiles):
         return [[p.steady for p in run] for run in base_runs], [[p.steady for p in run] for run in new_runs]
     return base_runs, new_runs
+
+
+def _pace_report(base_runs: list[list[ProfileSummary]], new_runs: list[list[ProfileSummary]], h: dict,
+                 name_kind: str, alpha: float, min_effect: dict[str, float] | None) -> DiffReport | None:
+    """The diff of the rank the others wait for alone (one run a side), whose change the verdict leads with."""
+    rank = h.get("paced_by")
+    if rank is None:
+        return None
+    pb, pn = ([p for p in runs[0] if p.rank == rank] for runs in (base_runs, new_runs))
+    return build_diff_runs([pb], [pn], name_kind, alpha, min_effect) if pb and pn else None
 
 
 def _several_ranks(base_runs: list[list], new_runs: list[list]) -> bool:
@@ -462,23 +473,26 @@ RANK_COLUMNS = {
 }
 
 
-def _rank_table(b: Side, n: Side, rb: dict, rn: dict) -> Result:
+def _rank_table(b: Side, n: Side, rb: dict, rn: dict, compute: bool) -> Result:
     step = step_family(rb, rn)
     ranks_b, ranks_n = {p.rank: p for p in b.ranks}, {p.rank: p for p in n.ranks}
     rows = []
     for rank in sorted(ranks_b.keys() | ranks_n.keys()):
         pb, pn = ranks_b.get(rank), ranks_n.get(rank)
-        kb = run_kernel_ns([pb], b.unit) if pb else None
-        kn = run_kernel_ns([pn], n.unit) if pn else None
+        kb = run_kernel_ns([pb], b.unit, compute) if pb else None
+        kn = run_kernel_ns([pn], n.unit, compute) if pn else None
         sb, sn = _rank_step(pb, step), _rank_step(pn, step)
         rows.append((rank, pb.label if pb else None, pn.label if pn else None, kb, kn,
                      _pct(kn, kb) if kb and kn is not None else None, sb, sn,
                      _pct(sn, sb) if sb and sn is not None else None))
     headers = [h.replace("Kernel (ns)", "Kernel (ns/step)" if b.unit == "per step" else "Kernel (ns)")
                for h in RANK_COLUMNS.values()]
-    return Result(list(RANK_COLUMNS), rows, headers=headers,
-                  notes=[f"Ranks paired by the number in the file name (rank3), else by position; step: {step}."
-                         if step else "Ranks paired by the number in the file name (rank3), else by position."])
+    notes = [f"Ranks paired by the number in the file name (rank3), else by position; step: {step}."
+             if step else "Ranks paired by the number in the file name (rank3), else by position."]
+    if compute:
+        notes.append("Kernel: compute kernels, NCCL's left out (a collective's kernels run until the last rank "
+                     "arrives, so they hold the waits).")
+    return Result(list(RANK_COLUMNS), rows, headers=headers, notes=notes)
 
 
 RUN_COLUMNS = {

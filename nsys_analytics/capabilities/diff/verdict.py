@@ -9,6 +9,7 @@ from typing import Any
 from ...output.render import shorten_name
 from .matching import STEP_WORD, range_families
 from .noise import MIN_EFFECT_PCT, OUTSIDE_KERNELS_PCT, Judgement, judge, step_min_effect_pct
+from .rank_split import COMMUNICATION, RankChange, RankSplit, rank_split
 from .story import Row, Story, substitution
 from .summary import ProfileSummary, Stat
 
@@ -19,7 +20,6 @@ _VERDICT_NAME = 60  # kernel names in the verdict: shortened towards this width,
 _NAME_LEVEL = 2  # shorten_name's steps that keep the functor/lambda (`masked_fill_kernel…[lambda(float, bool)#1]`)
 STORY_SHARE = 0.5  # a substitution is the step's change where it holds at least this share of the kernel change
 WARMUP_WORD = "warm"  # ranges the verdict does not blame (warm-up is not the step)
-COMMUNICATION = "communication"  # the category of NCCL's kernels (categories/kernel_categories.toml)
 
 
 def step_family(rb: dict, rn: dict) -> str | None:
@@ -86,7 +86,22 @@ def headline(b: Side, n: Side, rb: dict, rn: dict, alpha: float, min_effect: dic
         "communication": _communication(b, n) if compute else None,
         # the step's minimum effect: 'given' (--min-effect), 'kernels' (from its share in kernels), 'default'
         "step_threshold": "given" if "step" in min_effect else "kernels" if b.unit == "per step" else "default",
+        **_split_json(rank_split(b, n)),
     }
+
+
+def _split_json(split: RankSplit | None) -> dict[str, Any]:
+    """Each rank's change (one run a side of several ranks): [rank, compute ns, NCCL ns] per step, and the rank the
+    others wait for."""
+    if split is None:
+        return {"rank_changes": None, "paced_by": None}
+    return {"rank_changes": [[c.rank, c.compute_ns, c.nccl_ns] for c in split.changes], "paced_by": split.paced_by}
+
+
+def _split_of(h: dict) -> RankSplit | None:
+    if not h.get("rank_changes"):
+        return None
+    return RankSplit([RankChange(int(r), c, n) for r, c, n in h["rank_changes"]], h.get("paced_by"))
 
 
 def _step_min_effect(b: Side, steps_ns: list[float], min_effect: dict[str, float]) -> float | None:
@@ -115,9 +130,10 @@ def _judgement(j: Judgement | None) -> dict | None:
             "test": j.test, "min_effect_pct": j.min_effect_pct, "beyond_noise": j.beyond}
 
 
-def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
+def verdict(report: DiffReport, only: tuple[set[str], set[str]], pace_report: DiffReport | None = None) -> str:
     """One sentence: which of step time and kernel time moved beyond run-to-run noise, then where. `only`: the
-    range families found on one side only."""
+    range families found on one side only; `pace_report`: the diff of the rank the others wait for alone, whose
+    change leads where it moved the kernel time's way (the waiting ranks' slower kernels add to the ranks' sum)."""
     h = report.headline
     step, kernel, moved = h["step"], h["kernel"], h["moved"]
     unit = h["unit"]
@@ -130,13 +146,18 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
         parts = ", ".join(p for p in (step_text, kernel_text) if p)
         return f"No change beyond run-to-run noise: {parts}" + tail
     waits = _communication_words(h)
+    split = _split_of(h)
+    pace = split.pace() if split else None
+    on_pace = f" on rank {pace.rank}, the one the others wait for" if pace else ""
     if moved == "step":
-        return (f"{_cap(step_text)} beyond run-to-run noise; kernel time unchanged ({kernel_text}): the difference is "
-                f"outside kernels (CPU, launch, sync){waits}" + tail)
+        return (f"{_cap(step_text)} beyond run-to-run noise; kernel time not beyond it ({kernel_text}): the "
+                f"difference is outside kernels (CPU, launch, sync){on_pace}{waits}" + tail)
     sign = -1 if (kernel["change_pct"] or 0) < 0 else 1
-    if moved == "both" and _mostly_outside_kernels(h):
+    by_rank = f"; by rank: {split.words(_signed_ms)}{_slowed_waiters(split, pace)}" if split else ""
+    if moved == "both" and _mostly_outside_kernels(h, pace):
+        own = f" (its compute kernels {_signed_ms(pace.compute_ns)})" if pace else ""
         text = (f"{_cap(step_text)} beyond run-to-run noise, mostly outside GPU kernels (CPU, data loading, launches, "
-                f"waits); {kernel_text} also beyond it")
+                f"waits){on_pace}{own}; {kernel_text} also beyond it")
     elif moved == "both":
         text = f"{_cap(step_text)} and {kernel_text}, both beyond run-to-run noise"
     else:
@@ -146,22 +167,40 @@ def verdict(report: DiffReport, only: tuple[set[str], set[str]]) -> str:
         text += f" (step time {_from_to(step)}: {within})" if step else ""
     story = _story(report, only)
     where = _where(report, sign)
+    mostly = "mostly"
+    if pace and pace_report is not None and _pace_leads(h, pace, sign) and (own := _where(pace_report, sign)):
+        where, mostly = own, f"led by rank {pace.rank}'s"  # "..., led by rank 1's matmul kernels in ..."
     if story is not None:
         step_ns = _story_step_ns(story, h)
         h["story"] = story.sentence(unit, step_ns)
         h["story_ns"], h["story_kernel_ns"] = (step_ns if step_ns is not None else story.kernel_ns), story.kernel_ns
         if where is None or _story_share(story, h) >= STORY_SHARE:
-            return f"{text}: {h['story']}{waits}" + tail
+            return f"{text}: {h['story']}{by_rank}{waits}" + tail
         # the substitution holds less than half of the change: what weighs most leads, the substitution after it
-        return f"{text}, mostly {where}; besides, {h['story']}{waits}" + tail
-    return (f"{text}, mostly {where}" if where else text) + waits + tail
+        return f"{text}, {mostly} {where}; besides, {h['story']}{by_rank}{waits}" + tail
+    return (f"{text}, {mostly} {where}" if where else text) + by_rank + waits + tail
 
 
-def _mostly_outside_kernels(h: dict) -> bool:
-    """Whether one GPU's kernel time (the ranks' sum over their number) moved by less than half the step time, the
-    same way or not: then most of the step's change lies outside kernels."""
+def _pace_leads(h: dict, pace: RankChange, sign: int) -> bool:
+    """Whether the rank the others wait for moved the kernel time's way by at least half of a rank's mean change."""
+    mean_ns = abs(h["kernel"]["new_ns"] - h["kernel"]["base_ns"]) / max(h.get("ranks") or (1, 1))
+    return pace.compute_ns * sign >= mean_ns / 2 > 0
+
+
+def _slowed_waiters(split: RankSplit, pace: RankChange | None) -> str:
+    """Where ranks that wait gained compute kernel time of at least a tenth of the largest change: why that may
+    be."""
+    largest = max(abs(c.compute_ns) for c in split.changes)
+    if pace is None or not any(c.compute_ns >= largest / 10 > 0 for c in split.changes if c.rank != pace.rank):
+        return ""
+    return " (the kernels of ranks that wait in collectives can run slower beside them)"
+
+
+def _mostly_outside_kernels(h: dict, pace: RankChange | None) -> bool:
+    """Whether one GPU's kernel time moved by less than half the step time, the same way or not: then most of the
+    step's change lies outside kernels. The GPU: that of the rank the others wait for, else the ranks' mean."""
     ranks = max(h.get("ranks") or (1, 1))
-    kernel_change = (h["kernel"]["new_ns"] - h["kernel"]["base_ns"]) / ranks
+    kernel_change = pace.compute_ns if pace else (h["kernel"]["new_ns"] - h["kernel"]["base_ns"]) / ranks
     step_change = h["step"]["new_ns"] - h["step"]["base_ns"]
     return kernel_change * step_change <= 0 or abs(kernel_change) < abs(step_change) / 2
 
@@ -229,10 +268,11 @@ def _story_share(story: Story, h: dict) -> float:
 
 
 def _story_step_ns(story: Story, h: dict) -> float | None:
-    """The step time's change, where the story is what changed: its kernels carry at least half of the kernel
-    time's change and the step moved the same way (a launch-bound step gains more than its kernels' time)."""
+    """The step time's change, where the story is what changed: the step moved beyond noise, the same way, and the
+    story's kernels carry at least half of the kernel time's change (a launch-bound step gains more than its
+    kernels' time). A step change within noise, or under one run per side's threshold, is not booked to it."""
     step, kernel = h["step"], h["kernel"]
-    if step is None:
+    if step is None or not step["beyond_noise"]:
         return None
     kernel_change, step_change = kernel["new_ns"] - kernel["base_ns"], step["new_ns"] - step["base_ns"]
     if kernel_change == 0 or story.kernel_ns / kernel_change < STORY_SHARE or step_change * story.kernel_ns <= 0:
