@@ -10,6 +10,7 @@ import json
 import lzma
 import re
 import shutil
+import sqlite3
 from functools import cache
 from pathlib import Path
 
@@ -264,3 +265,35 @@ def test_a_data_stall_on_one_rank_lies_outside_kernels_on_that_rank(base, new):
         in verdict, verdict
     expected = rank_truth(new, "wall_ms") - rank_truth(base, "wall_ms")
     assert h["step"]["new_ns"] - h["step"]["base_ns"] == pytest.approx(expected, rel=0.05)
+
+
+def test_ranks_of_one_job_given_as_runs_are_refused():
+    """Quoted globs of two jobs' rank files made each rank a run: the ranks of a job share its step time, so Welch's
+    t found no spread and called identical FSDP jobs different (step -0.3 %, p = 0.00044). Ranks of one torchrun
+    launch on one side are refused (exit 2), naming the launch; rank 0 of each of two jobs per side is fine."""
+    result = CliRunner().invoke(cli, ["diff", *map(str, rank_files("fsdp2_aa_1")), "--vs",
+                                      *map(str, rank_files("fsdp2_aa_2"))])
+    assert result.exit_code == 2 and "are ranks of one job (torchrun launch " in result.output, result.output
+    assert "WORLD_SIZE 2" in result.output and result.output.count("\n") == 1
+    firsts = [rank_files(r)[0] for r in ("fsdp2_aa_1", "fsdp2_aa_2", "fsdp2_aa_3", "fsdp2_small_backward")]
+    d = diff(firsts[0], firsts[1], "--vs", firsts[2], firsts[3])
+    assert d["headline"]["runs"] == [2, 2]
+
+
+def test_sides_on_different_gpus_say_so():
+    """fsdp2_balanced ran on H100s, fsdp2_aa_1 on H200s (TARGET_INFO_GPU, read here with sqlite3): the verdict
+    warns that part of any change may be the hardware's (it said nothing, and the reverse pair blamed GeluBackward
+    for +1.0 %)."""
+    def gpus(run: str) -> str:
+        con = sqlite3.connect(f"file:{rank_files(run)[0]}?mode=ro", uri=True)
+        try:
+            return ", ".join(sorted({n for (n,) in con.execute("SELECT name FROM TARGET_INFO_GPU")}))
+        finally:
+            con.close()
+
+    assert gpus("fsdp2_balanced") != gpus("fsdp2_aa_1")
+    for base, new in (("fsdp2_balanced", "fsdp2_aa_1"), ("fsdp2_aa_1", "fsdp2_balanced")):
+        verdict = ranks_diff(base, new)["verdict"]
+        assert verdict.startswith(f"Warning: the sides ran on different GPUs (base {gpus(base)}; new {gpus(new)}): "
+                                  "part of any change may be the hardware's."), verdict
+    assert not ranks_diff("fsdp2_aa_1", "fsdp2_aa_2")["verdict"].startswith("Warning")

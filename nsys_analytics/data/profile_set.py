@@ -149,6 +149,23 @@ def one_rank_of_job(sqlite_path) -> str | None:
             "the ranks, the first step is warm-up too.")
 
 
+def launch_of(sqlite_path) -> tuple[str, int] | None:
+    """(TORCHELASTIC_RUN_ID, WORLD_SIZE) of the job whose rank the export `sqlite_path` is (torchrun gives every
+    launch its own id); None for a file of no such job, or one that cannot be read (its opening says why)."""
+    try:
+        con = source.connect_readonly(Path(sqlite_path))
+    except (ProfileError, sqlite3.Error, OSError):
+        return None
+    try:
+        facts = _job_facts(con, {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")})
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+    world, launch = facts.get("WORLD_SIZE", ""), facts.get("TORCHELASTIC_RUN_ID", "")
+    return (launch, int(world)) if world.isdigit() and int(world) >= 2 and launch not in ("", "none") else None
+
+
 def _scalar(con, tables, table, expr):
     if table not in tables:
         return None

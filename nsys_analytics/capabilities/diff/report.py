@@ -153,10 +153,22 @@ def build_diff_runs(base_runs: list[list[ProfileSummary]], new_runs: list[list[P
     report.verdict = verdict(report, only, _pace_report(base_runs, new_runs, report.headline, name_kind, alpha,
                                                         min_effect))
     report.notes = _notes(b, n, attributed, alpha) + ([windows] if windows else [])
-    if problem:
-        report.verdict = f"Warning: {problem}. {report.verdict}"
-        report.notes.insert(0, f"Warning: {problem}.")
+    for warning in filter(None, (problem, _other_gpus(base_runs, new_runs))):
+        report.verdict = f"Warning: {warning}. {report.verdict}"
+        report.notes.insert(0, f"Warning: {warning}.")
     return report
+
+
+def _other_gpus(base_runs: list[list[ProfileSummary]], new_runs: list[list[ProfileSummary]]) -> str | None:
+    """Where the sides ran on different GPU models (TARGET_INFO_GPU): the words that say a change may be theirs."""
+    def models(runs):
+        return sorted({g.strip() for run in runs for p in run for g in (p.meta.get("gpus") or "").split(",")
+                       if g.strip()})
+    base, new = models(base_runs), models(new_runs)
+    if not base or not new or base == new:
+        return None
+    return (f"the sides ran on different GPUs (base {', '.join(base)}; new {', '.join(new)}): part of any change "
+            "may be the hardware's")
 
 
 def _windowed(base_runs: list[list[ProfileSummary]], new_runs: list[list[ProfileSummary]]) -> tuple[list, list]:

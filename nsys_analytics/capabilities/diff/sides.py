@@ -36,9 +36,32 @@ def split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]]
     `split_sides` (one run per side, of one or more ranks). A profile given twice on one side is refused
     (`refuse_repeats`)."""
     base_runs, new_runs = _split_runs(args)
-    refuse_repeats(base_runs, "base")
-    refuse_repeats(new_runs, "new")
+    for runs, side in ((base_runs, "base"), (new_runs, "new")):
+        refuse_repeats(runs, side)
+        refuse_ranks_as_runs(runs, side)
     return base_runs, new_runs
+
+
+def refuse_ranks_as_runs(runs: list[list[str]], side: str) -> None:
+    """UsageError when two runs of one side are ranks of one job (the same torchrun launch): a job's ranks share
+    its step time, so Welch's t would find no spread between them and call any difference beyond noise (identical
+    FSDP jobs, their ranks given as runs: p = 0.00044)."""
+    if len(runs) < 2:
+        return
+    from ...data.profile_set import launch_of
+
+    seen: dict[tuple[str, int], str] = {}
+    for run in runs:
+        if len(run) != 1 or not Path(run[0]).is_file() or not run[0].endswith(".sqlite"):
+            continue
+        launch = launch_of(run[0])
+        if launch is None:
+            continue
+        if launch in seen:
+            raise UsageError(f"{seen[launch]} and {run[0]} on the {side} side are ranks of one job (torchrun launch "
+                             f"{launch[0]}, WORLD_SIZE {launch[1]}), not separate runs: give a job's ranks as one "
+                             "run, --base A.0 A.1 --new B.0 B.1")
+        seen[launch] = run[0]
 
 
 def refuse_repeats(runs: list[list[str]], side: str) -> None:
