@@ -112,6 +112,34 @@ def test_warmup_excluded_pieces_match_direct_sqlite(forward):
     assert any("Attribution: process" in n for n in a.notes)
 
 
+def _gemm_by_launch(name: str, windows: list[tuple[int, int]]) -> int:
+    """Independent: kernel time of the GEMM kernels (demangled name holds 'gemm') launched inside one of `windows`."""
+    con = sqlite3.connect(f"file:{PROFILES / name}.sqlite?mode=ro", uri=True)
+    rows = con.execute("SELECT r.start, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                       "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+                       "JOIN StringIds s ON s.id = k.demangledName WHERE s.value LIKE '%gemm%'").fetchall()
+    con.close()
+    return sum(d for s, d in rows if any(a <= s < b for a, b in windows))
+
+
+def test_qkt_and_attn_v_rates_are_of_their_gemm_kernels_alone(forward):
+    """QK^T's sub-range also runs the copies that make K^T contiguous and the 1/sqrt(d) scaling (attn·V's a copy),
+    whose bytes the formulas leave out: the GEMM's FLOPs and bytes are divided by the GEMM kernels' time alone
+    (sqlite3 here), while the piece's time keeps every kernel of the sub-range; a note says which."""
+    a = analyze_attention(forward, AttentionOptions(shape=SHAPE))
+    rows = {r[0]: dict(zip(a.totals.columns, r)) for r in a.totals.rows}
+    for piece, sub in (("QK^T (scores)", "computing_attention_scores"), ("attn·V (output)", "final_matmul")):
+        gemm_ns = _gemm_by_launch("gpt_forward", _windows("gpt_forward", sub, True)) / 12
+        row = rows[piece]
+        assert row["achieved_tflops"] == pytest.approx(QK_FLOPS / gemm_ns / 1e3)
+        assert row["achieved_gbps"] == pytest.approx(SCORES_BYTES_FP32 / gemm_ns)  # attn·V moves as many bytes
+        assert row["rate_time_ns"] == pytest.approx(gemm_ns) and gemm_ns < row["avg_time_ns"]
+        assert row["flop_per_byte"] == pytest.approx(QK_FLOPS / SCORES_BYTES_FP32)
+    assert rows["softmax"]["rate_time_ns"] == rows["softmax"]["avg_time_ns"]
+    assert any(n.startswith("Rates of QK^T and attn·V are of their GEMM kernels alone") for n in a.notes)
+    assert any(f.startswith("QK^T (scores), its GEMM kernels: compute-bound") for f in a.findings)
+
+
 def _instances_holding(name: str, piece: str) -> int:
     """Independent, by sqlite3 and --attribution gpu's rule (docs/nvtx.md, docs/attention.md): a kernel belongs to a
     range whose window its GPU execution overlaps (touching counts), and to the sub-range starting first among those

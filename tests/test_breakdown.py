@@ -115,6 +115,23 @@ def test_memory_operation_labels_are_nsys_labels(name):
     assert dict(ours) == oracle_memory_ops(profile)
 
 
+@pytest.mark.parametrize("name", ["gpt_forward", "gpt_train"])
+def test_the_loss_log_softmax_is_loss_not_softmax(name):
+    """Cross-entropy's log-softmax (cunn_SoftMax*<..., LogSoftMax*Epilogue>) is loss; softmax is the attention's
+    softmax_warp_* kernels alone. Expected: nsys' cuda_gpu_kern_sum rows, picked by name here, not by our rules."""
+    profile = PROFILES / f"{name}.sqlite"
+    rows = read_csv(oracle_csv(profile, "cuda_gpu_kern_sum"))
+    total, kernel = rows[0].index("Total Time (ns)"), rows[0].index("Name")
+
+    def summed(*words: str) -> int:
+        return sum(int(r[total]) for r in rows[1:] if any(w in r[kernel] for w in words))
+
+    ours = categories_json(profile, "--kernels-only", "--window", "all")
+    assert ours["softmax"]["time_ns"] == summed("softmax_warp_forward<", "softmax_warp_backward<")
+    assert ours["loss"]["time_ns"] == summed("LogSoftMaxForwardEpilogue", "LogSoftMaxBackwardEpilogue", "nll_loss_")
+    assert "log-softmax" in ok_output("breakdown", profile)  # the note under the categories says where it went
+
+
 def test_classify_totals_match_nsys():
     profile = PROFILES / "gpt_sdpa_train.sqlite"
     rows = list(csv.DictReader(io.StringIO(ok_output("classify", profile, "--format", "csv"))))

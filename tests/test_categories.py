@@ -44,7 +44,7 @@ REAL_NAMES = [
     ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__parallel_for::ParallelForAgent<thrust::cuda_cub::for_each_f<thrust::counting_iterator<int, thrust::use_default, thrust::use_default, thrust::use_default>, thrust::detail::wrapped_function<cudf::groupby::detail::reduce_functor<(cudf::aggregation::Kind)0>::operator()<double>(cudf::column_view const&, int, thrust::device_vector<int, rmm::mr::thrust_allocator<int> > const&, rmm::mr::device_memory_resource*, CUstream_st*)::{lambda(auto:1)#1}, void> >, int>, thrust::detail::wrapped_function<cudf::groupby::detail::reduce_functor<(cudf::aggregation::Kind)0>::operator()<double>(cudf::column_view const&, int, thrust::device_vector<int, rmm::mr::thrust_allocator<int> > const&, rmm::mr::device_memory_resource*, CUstream_st*)::{lambda(auto:1)#1}, void>, int>(thrust::detail::wrapped_function<cudf::groupby::detail::reduce_functor<(cudf::aggregation::Kind)0>::operator()<double>(cudf::column_view const&, int, thrust::device_vector<int, rmm::mr::thrust_allocator<int> > const&, rmm::mr::device_memory_resource*, CUstream_st*)::{lambda(auto:1)#1}, void>, int)', 'elementwise'),
     ('void <unnamed>::softmax_warp_backward<float, float, float, (int)8, (bool)0, (bool)0>(T2 *, const T1 *, const T1 *, int, int, int, const bool *)', 'softmax'),
     ('void <unnamed>::softmax_warp_forward<float, float, float, (int)8, (bool)0, (bool)0>(T2 *, const T1 *, int, int, int, const bool *, int, bool)', 'softmax'),
-    ('void at::native::<unnamed>::cunn_SoftMaxForwardSmem<(int)4, float, float, float, at::native::<unnamed>::LogSoftMaxForwardEpilogue, long>(T4 *, const T2 *, T6)', 'softmax'),
+    ('void at::native::<unnamed>::cunn_SoftMaxForwardSmem<(int)4, float, float, float, at::native::<unnamed>::LogSoftMaxForwardEpilogue, long>(T4 *, const T2 *, T6)', 'loss'),
     ('void CUTENSOR_NAMESPACE::permutationKernelPLC3<CUTENSOR_NAMESPACE::VectorWrite2DTensorView<(unsigned char)0, (unsigned char)1, (bool)0, (unsigned int)4, float, __half, CUTENSOR_NAMESPACE::GeneralUnarySmall<float>>, CUTENSOR_NAMESPACE::VectorRead2DTensorView<(unsigned char)1, (unsigned char)0, (bool)0, (unsigned int)4, float, __half, CUTENSOR_NAMESPACE::GeneralUnarySmall<float>>, CUTENSOR_NAMESPACE::ThreadLevelElementwise<CUTENSOR_NAMESPACE::ElementwiseConfig2DSmallMode0<CUTENSOR_NAMESPACE::GeneralUnarySmall<float>, CUTENSOR_NAMESPACE::GeneralBinary<float>, (int)2, (int)4, (int)512, (int)128, (signed char)4, (bool)0, (bool)0, (bool)0, (bool)0, (bool)0>, float>, CUTENSOR_NAMESPACE::ElementwiseRuntimePLC3<__half, float, __half, float>::Params>(T4)', 'memory'),
     ('void at::native::vectorized_elementwise_kernel<(int)2, at::native::FillFunctor<long>, std::array<char *, (unsigned long)1>>(int, T2, T3)', 'memory'),
     ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__parallel_for::ParallelForAgent<thrust::cuda_cub::__uninitialized_fill::functor<thrust::device_ptr<int>, int>, unsigned long>, thrust::cuda_cub::__uninitialized_fill::functor<thrust::device_ptr<int>, int>, unsigned long>(thrust::cuda_cub::__uninitialized_fill::functor<thrust::device_ptr<int>, int>, unsigned long)', 'memory'),
@@ -85,7 +85,7 @@ REAL_NAMES = [
     ('nvjet_sm90_tst_128x64_64x8_1x2_h_bz_splitK_NNT', 'matmul'),
     ('void cudnn::winograd_nonfused::winogradForwardOutput4x4<float, float>(cudnn::winograd_nonfused::WinogradOutputParams<T1, T2>)', 'convolution'),
     ('void flip_filter<float, float>(T2 *, const T1 *, int, int, int, int)', 'convolution'),
-    ('void at::native::<unnamed>::cunn_SoftMaxBackwardSmem<(int)4, float, float, float, at::native::<unnamed>::LogSoftMaxBackwardEpilogue>(T2 *, const T4 *, const T4 *, long)', 'softmax'),
+    ('void at::native::<unnamed>::cunn_SoftMaxBackwardSmem<(int)4, float, float, float, at::native::<unnamed>::LogSoftMaxBackwardEpilogue>(T2 *, const T4 *, const T4 *, long)', 'loss'),
     ('void at::native::<unnamed>::CatArrayBatchedCopy_vectorized<at::native::<unnamed>::OpaqueType<(unsigned int)2>, unsigned int, (int)3, (int)128, (int)1, (int)16, (int)8>(char *, at::native::<unnamed>::CatArrInputTensorMetadata<T1, T2, T4, T5>, at::native::<unnamed>::TensorSizeStride<T2, (unsigned int)4>, int, T2)', 'memory'),
     ('void at::native::reduce_kernel<(int)128, (int)4, at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator ()(at::TensorIterator &)::[lambda(float, float) (instance 1)]>, unsigned int, c10::BFloat16, (int)4, (int)8>>(T3)', 'reduction'),
 ]
@@ -105,6 +105,16 @@ WELL_KNOWN = [
     ("triton_red_fused_sum_2", "reduction"),
     ("triton_poi_fused_native_dropout_3", "random"),
     ("triton_red_fused__log_softmax_nll_loss_forward_0", "loss"),
+    ("triton_per_fused__log_softmax_2", "loss"),  # the loss's log-softmax, not attention's softmax
+    # PyTorch's log_softmax over rows of up to 1024: softmax_warp_* with is_log_softmax (5th argument) 1
+    ("void <unnamed>::softmax_warp_forward<float, float, float, (int)10, (bool)1, (bool)0>(T2 *, const T1 *, int, int, "
+     "int, const bool *, int, bool)", "loss"),
+    ("void <unnamed>::softmax_warp_backward<c10::BFloat16, c10::BFloat16, float, (int)9, (bool)1, (bool)0>(T2 *, "
+     "const T1 *, const T1 *, int, int, int, const bool *)", "loss"),
+    ("void <unnamed>::softmax_warp_forward<float, float, float, (int)8, (bool)0, (bool)1>(T2 *, const T1 *, int, int, "
+     "int, const bool *, int, bool)", "softmax"),  # a masked softmax: is_masked 1, not log
+    ("void at::native::<unnamed>::cunn_SoftMaxForward<(int)4, float, float, float, "
+     "at::native::<unnamed>::SoftMaxForwardEpilogue>(T4 *, const T2 *, long)", "softmax"),
     ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", "matmul"),
     ("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>, cutlass::gemm::collective::CollectiveMma<>>>(T1::Params)", "matmul"),
     ("ampere_sgemm_128x64_tn", "matmul"),

@@ -18,6 +18,7 @@ from nsys_analytics.capabilities.attention.report import AttentionOptions
 from nsys_analytics.cli.main import cli
 
 from .conftest import FIXTURES, ORACLE, PROFILES, read_csv
+from .test_attention import _by_launch, _windows
 from .test_steady_state import TRAIN, steady_ops_by_sqlite
 
 SHAPE_ARGS = ["--batch", "4", "--seq-len", "256", "--d-model", "256", "--heads", "4"]
@@ -92,6 +93,18 @@ def test_c_and_d_shares_add_up(report):
     groups = [r for r in d.rows if r[0].startswith("all ")]
     assert sum(r[2] for r in groups) == pytest.approx(100.0) and sum(r[4] for r in groups) == pytest.approx(100.0)
     assert sum(r[1] for r in d.rows if not r[0].startswith("all ")) == groups[1][1]  # non-matmul categories
+
+
+def test_c_and_d_softmax_is_the_attention_softmax_not_the_loss(report):
+    """(d)'s forward softmax is the kernels launched in the 'computing_softmax' ranges after warm-up (sqlite3 here);
+    the loss's log-softmax (LogSoftMaxForwardEpilogue) is loss in (c) and (d), and a note says so."""
+    d = report.section("d")
+    softmax = _row(d.tables[0].result, "category", "softmax")["forward_ns"]
+    assert softmax == _by_launch("gpt_forward", _windows("gpt_forward", "computing_softmax", True))
+    c = report.section("c")
+    log_softmax = next(r for r in c.tables[0].result.rows if "LogSoftMaxForwardEpilogue" in r[1])
+    assert log_softmax[0] == "loss"
+    assert any("log-softmax" in n for n in c.notes) and any("log-softmax" in n for n in d.notes)
 
 
 def test_e_uses_attention_analysis(report):

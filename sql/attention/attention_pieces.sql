@@ -1,6 +1,6 @@
 -- name: attention_pieces
 -- kind: query
--- params: $after_ns, $attention, $attribution, $fused_names, $mask_regex, $ops, $output, $scores, $softmax, $warmup
+-- params: $after_ns, $attention, $attribution, $fused_names, $mask_regex, $matmul_names, $ops, $output, $scores, $softmax, $warmup
 -- needs: _nvtx_ranges, graph_executions, strings, warm_reach
 -- attention_pieces: the GPU time of each attention instance (an NVTX range named $attention), split into the pieces
 -- given by its sub-ranges, one row per instance. Kernels belong to a range as kernel_ranges says in attribution $attribution
@@ -14,6 +14,8 @@
 --   $scores, $softmax, $output     the sub-ranges of QK^T, softmax and attention x V
 --   $mask_regex                    kernels of a sub-range whose name matches it are piece 'mask'
 --   $fused_names                   names (demangled, or '[CUDA graph N]') of fused attention kernels; [] for none
+--   $matmul_names                  names of GEMM kernels (the category rules' matmul group): the QK^T and attention
+--                                  x V pieces also give these kernels' time alone, what their FLOPs and bytes are of
 --   $warmup                        a range whose instances hold warm-up work; NULL: none
 --   $after_ns                      instances starting before it are warm-up too; NULL: none
 --   $ops                           the attribution read: _op_ranges, or a table of its rows holding at least those
@@ -67,26 +69,34 @@ placed AS (  -- each kernel of an instance once, in the sub-range starting first
     GROUP BY r.attention_id, k.kind, k.op_id
     HAVING bool_or(r.piece IS NULL)
 ),
-named AS (  -- the piece of every placed kernel: mask and fused are decided by its name
+named AS (  -- the piece of every placed kernel: mask and fused are decided by its name, and whether it is a GEMM
     SELECT p.attention_id, p.duration_ns,
+        coalesce(CASE WHEN n.value IS NOT NULL THEN n.gemm ELSE list_contains($matmul_names, g.name) END, false)
+            AS gemm,
         CASE WHEN p.piece IS NULL THEN
                  CASE WHEN list_contains($fused_names, coalesce(n.value, g.name)) THEN 'fused' ELSE 'unassigned' END
              WHEN CASE WHEN n.value IS NOT NULL THEN n.mask ELSE regexp_matches(g.name, $mask_regex) END THEN 'mask'
              ELSE p.piece END AS piece
     FROM placed AS p
-    LEFT JOIN (SELECT id, value, regexp_matches(value, $mask_regex) AS mask FROM strings) AS n ON n.id = p.name_id
+    LEFT JOIN (SELECT id, value, regexp_matches(value, $mask_regex) AS mask,
+                      list_contains($matmul_names, value) AS gemm
+               FROM strings) AS n ON n.id = p.name_id
     LEFT JOIN graph_executions AS g ON p.kind = 'graph' AND g.op_id = p.op_id
 ),
 per_instance AS (
     SELECT attention_id,
         sum(duration_ns) FILTER (WHERE piece = 'scores') AS scores_ns,
         count(*) FILTER (WHERE piece = 'scores') AS scores_kernels,
+        sum(duration_ns) FILTER (WHERE piece = 'scores' AND gemm) AS scores_gemm_ns,
+        count(*) FILTER (WHERE piece = 'scores' AND gemm) AS scores_gemm_kernels,
         sum(duration_ns) FILTER (WHERE piece = 'mask') AS mask_ns,
         count(*) FILTER (WHERE piece = 'mask') AS mask_kernels,
         sum(duration_ns) FILTER (WHERE piece = 'softmax') AS softmax_ns,
         count(*) FILTER (WHERE piece = 'softmax') AS softmax_kernels,
         sum(duration_ns) FILTER (WHERE piece = 'output') AS output_ns,
         count(*) FILTER (WHERE piece = 'output') AS output_kernels,
+        sum(duration_ns) FILTER (WHERE piece = 'output' AND gemm) AS output_gemm_ns,
+        count(*) FILTER (WHERE piece = 'output' AND gemm) AS output_gemm_kernels,
         sum(duration_ns) FILTER (WHERE piece = 'fused') AS fused_ns,
         count(*) FILTER (WHERE piece = 'fused') AS fused_kernels,
         sum(duration_ns) FILTER (WHERE piece = 'unassigned') AS unassigned_ns,
@@ -103,12 +113,16 @@ SELECT
         AS in_warmup,                          -- inside a warm-up range, or before $after_ns
     coalesce(k.scores_ns, 0) AS scores_ns,     -- summed GPU time of the kernels of piece QK^T (ns)
     coalesce(k.scores_kernels, 0) AS scores_kernels, -- their number
+    coalesce(k.scores_gemm_ns, 0) AS scores_gemm_ns, -- of which GEMM kernels ($matmul_names) (ns)
+    coalesce(k.scores_gemm_kernels, 0) AS scores_gemm_kernels, -- their number
     coalesce(k.mask_ns, 0) AS mask_ns,         -- mask: kernels of a sub-range matching $mask_regex
     coalesce(k.mask_kernels, 0) AS mask_kernels, -- their number
     coalesce(k.softmax_ns, 0) AS softmax_ns,   -- softmax
     coalesce(k.softmax_kernels, 0) AS softmax_kernels, -- their number
     coalesce(k.output_ns, 0) AS output_ns,     -- attention x V
     coalesce(k.output_kernels, 0) AS output_kernels, -- their number
+    coalesce(k.output_gemm_ns, 0) AS output_gemm_ns, -- of which GEMM kernels ($matmul_names) (ns)
+    coalesce(k.output_gemm_kernels, 0) AS output_gemm_kernels, -- their number
     coalesce(k.fused_ns, 0) AS fused_ns,       -- fused attention kernels outside the sub-ranges
     coalesce(k.fused_kernels, 0) AS fused_kernels, -- their number
     coalesce(k.unassigned_ns, 0) AS unassigned_ns, -- other kernels of the instance, in none of its sub-ranges

@@ -33,7 +33,7 @@ from ..attention.data import (
     resolve_warmup,
 )
 from ..attention.report import DEFAULT_RANGES, AttentionOptions, analyze_attention
-from ..breakdown.report import category_times, summarize
+from ..breakdown.report import LOG_SOFTMAX_NOTE, LOG_SOFTMAX_RULE, category_notes, category_times, summarize
 from ..categories.rules import MATMUL, RuleSet, load_rules
 from ...core.errors import MissingDataError, UsageError
 from ..nvtx.steady import Steady, steady_state
@@ -398,8 +398,8 @@ _NONMM_HEADERS = ["Category", "Kernel", "Total Time (ns)", "Calls", "Avg (ns)", 
 def _section_c(fwd: _Input, options: ReportOptions, rules: RuleSet) -> ReportSection:
     rows, source = forward_kernels(fwd, options)
     total = sum(r.total_ns for r in _nonempty(rows, "forward ranges"))
-    classified = [(rules.classify(r.name).category, r) for r in rows]
-    nonmm = [(c, r) for c, r in classified if rules.group_of(c) != MATMUL]
+    matched = [(rules.classify(r.name), r) for r in rows]
+    nonmm = [(m.category, r) for m, r in matched if rules.group_of(m.category) != MATMUL]
     listed = [(c, r) for c, r in nonmm if 100.0 * r.total_ns / total >= TRIVIAL_PCT][: options.top]
     table = [(c, r.name, r.total_ns, r.instances, r.avg_ns, 100.0 * r.total_ns / total) for c, r in listed]
     share = 100.0 * sum(r.total_ns for _, r in nonmm) / total
@@ -407,6 +407,7 @@ def _section_c(fwd: _Input, options: ReportOptions, rules: RuleSet) -> ReportSec
              f"the {len(listed)} with at least {TRIVIAL_PCT:g} % each are listed (at most --top {options.top}).")]
     notes = [(f"Kernels: {source}. Categories from the built-in rules (docs/categories.md); Time (%) is of all "
              "forward-pass kernel time.")]
+    notes += [LOG_SOFTMAX_NOTE] if any(m.rule == LOG_SOFTMAX_RULE for m, _ in matched) else []
     return ReportSection("c", "", lines, [Table("Non-matmul kernels", Result(_NONMM_COLUMNS, table, [], _NONMM_HEADERS),
                                                    "non_matmul")], notes)
 
@@ -417,15 +418,16 @@ _CAT_COLUMNS = ["category", "forward_ns", "forward_pct", "train_ns", "train_pct"
 _CAT_HEADERS = ["Category", "Forward (ns)", "Forward (%)", "Training (ns)", "Training (%)", "Change (pp)"]
 
 
-def category_shares(profile: Profile, steady: Steady, rules: RuleSet) -> tuple[dict[str, float], float]:
+def category_shares(profile: Profile, steady: Steady, rules: RuleSet) -> tuple[dict[str, float], float, list[str]]:
     """GPU time per category, and per group under 'group:matmul' / 'group:non-matmul', of the steady state of
-    `profile` (kernels, copies and memsets, as `breakdown` counts it: one implementation), and the total."""
+    `profile` (kernels, copies and memsets, as `breakdown` counts it: one implementation), the total, and
+    breakdown's notes on what the categories hold."""
     column = summarize(profile, rules, steady=steady)
     out: dict[str, float] = {}
     for c in category_times(column, rules):
         out[c.category] = c.time_ns
         out[f"group:{c.group}"] = out.get(f"group:{c.group}", 0.0) + c.time_ns
-    return out, column.basis.total_ns
+    return out, column.basis.total_ns, category_notes([column])
 
 
 def _steady(inp: _Input, options: ReportOptions) -> Steady:
@@ -441,7 +443,7 @@ def _steady(inp: _Input, options: ReportOptions) -> Steady:
 
 def _section_d(fwd: _Input, trn: _Input, options: ReportOptions, rules: RuleSet) -> ReportSection:
     f_steady, t_steady = _steady(fwd, options), _steady(trn, options)
-    (f, f_total), (t, t_total) = category_shares(fwd.profile, f_steady, rules), \
+    (f, f_total, f_notes), (t, t_total, t_notes) = category_shares(fwd.profile, f_steady, rules), \
         category_shares(trn.profile, t_steady, rules)
     keys = [f"group:{g}" for g in ("matmul", "non-matmul")] + [c for c in rules.category_names
                                                                 if (c in f or c in t) and rules.group_of(c) != MATMUL]
@@ -460,6 +462,7 @@ def _section_d(fwd: _Input, trn: _Input, options: ReportOptions, rules: RuleSet)
                "TRAIN` counts them by default; percentages are of each profile's summed GPU time; categories from "
                "the built-in rules.")
     notes = [f"Forward: {f_steady.text}.", f"Training: {t_steady.text}.", counted]
+    notes += list(dict.fromkeys(f_notes + t_notes))
     table = Table("GPU time by category", Result(_CAT_COLUMNS, rows, [], _CAT_HEADERS), "categories")
     return ReportSection("d", "", lines, [table], notes)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..categories.rules import load_rules
+from ..categories.rules import MATMUL, load_rules
 from ...core.errors import MissingDataError, UsageError
 from ...core.filters import ATTRIBUTIONS
 from ...core.result import Result
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MASK_REGEX = r"masked_fill|bitwise_not|\btril|\btriu"
 ATTENTION_CATEGORY = "attention"
+GEMM_PIECES = ("scores", "output")  # their FLOPs and bytes are a GEMM's: their rates are over its kernels alone
 _ATTRIBUTION_TEXT = {
     "thread": "launched inside the sub-range on the range's own thread (nsys' rule)",
     "process": "launched inside the sub-range's time window from any thread of the process",
@@ -92,6 +93,7 @@ class AttentionAnalysis:
     fused: bool
     instances_counted: int
     piece_time_ns: dict[str, int]          # summed over the counted instances
+    rate_time_ns: dict[str, int]           # the time the rates divide by: QK^T's and attn·V's GEMM kernels alone
     costs: dict[str, Cost] | None          # per instance; None without a shape
     totals: Result
     instances: Result
@@ -101,6 +103,7 @@ class AttentionAnalysis:
     # misses kernels that ran elsewhere (--attribution gpu), so no rate or bound is given for them
     partial: dict[str, int] = field(default_factory=dict)
     precision: Precision | None = None     # the data type and ridge used; None without a shape
+    gemm_rated: tuple[str, ...] = ()       # pieces whose rates are of their GEMM kernels alone (QK^T, attn·V)
 
 
 @dataclass(frozen=True)
@@ -127,8 +130,9 @@ def analyze_attention(profile: Profile, options: AttentionOptions | None = None,
     require_kernels(profile)
     fused = _check_ranges(profile, names, options.ranges)
     warmup = resolve_warmup(profile, names, options.warmup_range, options.warmup_steps, options.step_range)
-    fused_names = _fused_names(profile) if fused else []
-    every = _instance_pieces(profile, options, warmup, fused_names, ops)
+    fused_names = _kernel_names(profile, _is_attention_kernel) if fused else []
+    matmul_names = [] if fused else _kernel_names(profile, _is_matmul_kernel)
+    every = _instance_pieces(profile, options, warmup, fused_names, matmul_names, ops)
     counted = every.counted()
     if not counted:
         raise MissingDataError(f"{profile.path}: every {options.ranges.attention!r} range is warm-up; "
@@ -224,24 +228,29 @@ def _no_pieces_message(profile: Profile, ranges: AttentionRanges) -> str:
 
 
 def _instance_pieces(profile: Profile, options: AttentionOptions, warmup: Warmup, fused_names: list[str],
-                     ops: str) -> _Instances:
-    """Kernel time per piece of every attention instance (fused kernels: `fused_names`, by the category rules)."""
+                     matmul_names: list[str], ops: str) -> _Instances:
+    """Kernel time per piece of every attention instance (fused kernels: `fused_names`; the GEMMs of QK^T and
+    attn·V: `matmul_names`; both by the category rules)."""
     params = {"attribution": options.attribution, "mask_regex": options.mask_regex, "ops": Relation(ops),
-              "fused_names": fused_names, **warmup.params(),
+              "fused_names": fused_names, "matmul_names": matmul_names, **warmup.params(),
               **{k: getattr(options.ranges, k) for k in ("attention", "scores", "softmax", "output")}}
     result = profile.run_file("attention", "attention_pieces", params)
     return _Instances(result.rows, {c: i for i, c in enumerate(result.columns)})
 
 
-def _fused_names(profile: Profile) -> list[str]:
-    """The profile's kernel (and graph) names that the category rules call attention kernels."""
+def _kernel_names(profile: Profile, keep) -> list[str]:
+    """The profile's kernel (and graph) names that `keep(rules, name)` picks by the category rules."""
     rules = load_rules()
     names = profile.run_file("attention", "kernel_name_list").rows
-    return [name for (name,) in names if _is_attention_kernel(rules, name)]
+    return [name for (name,) in names if name and keep(rules, name)]
 
 
 def _is_attention_kernel(rules, name: str) -> bool:
-    return bool(name) and rules.classify(name).category == ATTENTION_CATEGORY
+    return rules.classify(name).category == ATTENTION_CATEGORY
+
+
+def _is_matmul_kernel(rules, name: str) -> bool:
+    return rules.group_of(rules.classify(name).category) == MATMUL
 
 
 def _pieces(fused: bool) -> tuple[str, ...]:
@@ -252,21 +261,46 @@ def _build(profile: Profile, options: AttentionOptions, warmup: Warmup, every: _
            counted: list[tuple], fused: bool, precision: Precision | None) -> AttentionAnalysis:
     pieces = _pieces(fused)
     time = {p: every.time(counted, p) for p in pieces}
+    rated = _rate_keys(pieces, every, counted)
+    rate_time = {p: every.time(counted, key) for p, key in rated.items()}
     costs = (piece_costs(options.shape, dtype_size(precision.dtype), options.softmax_flops)
              if options.shape and precision else None)
-    partial = {p: held for p in pieces if p != "unassigned" and time[p]
-               and (held := every.holding(counted, p)) < len(counted)}
+    partial = {p: held for p in pieces if p != "unassigned" and rate_time[p]
+               and (held := every.holding(counted, rated[p])) < len(counted)}
     ridge = precision.ridge.value if precision else None
     analysis = AttentionAnalysis(
-        str(profile.path), fused, len(counted), time, costs,
-        _totals(pieces, every, counted, time, costs, ridge, partial), _instance_table(pieces, every),
-        partial=partial, precision=precision,
+        str(profile.path), fused, len(counted), time, rate_time, costs,
+        _totals(pieces, every, counted, time, rate_time, costs, ridge, partial), _instance_table(pieces, every),
+        partial=partial, precision=precision, gemm_rated=tuple(p for p, key in rated.items() if key != p),
     )
     analysis.findings = _findings(analysis, options)
     size = dtype_size(precision.dtype) if precision else None
     analysis.notes = (_notes(options, warmup, len(every.rows) - len(counted), fused, size)
-                      + _partial_note(analysis, options))
+                      + _gemm_note(analysis) + _partial_note(analysis, options))
     return analysis
+
+
+def _rate_keys(pieces: tuple[str, ...], every: _Instances, counted: list[tuple]) -> dict[str, str]:
+    """The kernels each piece's rates are of (a column prefix of attention_pieces): QK^T's and attn·V's GEMM kernels
+    when they hold any, since their FLOPs and bytes are the GEMM's; every other piece's, all its kernels."""
+    return {p: f"{p}_gemm" if p in GEMM_PIECES and every.kernels(counted, f"{p}_gemm") else p for p in pieces}
+
+
+def _gemm_note(a: AttentionAnalysis) -> list[str]:
+    """Which kernels the rates of QK^T and attn·V are of: their GEMMs alone, or (none found) all their kernels."""
+    n, t, r = a.instances_counted, a.piece_time_ns, a.rate_time_ns
+    gemm = [f"{PIECE_LABELS[p]} {r[p] / n / 1e3:.2f} of {t[p] / n / 1e3:.2f} us" for p in a.gemm_rated]
+    whole = [PIECE_LABELS[p] for p in GEMM_PIECES if p not in a.gemm_rated and t.get(p)]
+    notes = []
+    if gemm:
+        notes.append(f"Rates of QK^T and attn·V are of their GEMM kernels alone (category matmul, docs/categories.md; "
+                     f"'Time for Rates': {', '.join(gemm)} per instance): their FLOPs and bytes are the GEMM's, so "
+                     "the copies and 1/sqrt(d) scaling in their sub-ranges count in their time but not in their "
+                     "TFLOP/s, GB/s or bound.")
+    if whole:
+        notes.append(f"{', '.join(whole)}: no kernel of the sub-range is a matmul by the category rules, so its rates "
+                     "are of all its kernels, whose copies and scaling move bytes the formulas leave out.")
+    return notes
 
 
 def _partial_note(a: AttentionAnalysis, options: AttentionOptions) -> list[str]:
@@ -279,17 +313,19 @@ def _partial_note(a: AttentionAnalysis, options: AttentionOptions) -> list[str]:
             "process, the default, and thread place every kernel by its launch)."]
 
 
-_TOTAL_COLUMNS = ["piece", "instances", "kernels", "total_time_ns", "avg_time_ns", "time_pct", "flops",
-                  "achieved_tflops", "bytes", "achieved_gbps", "flop_per_byte", "bound"]
-_TOTAL_HEADERS = ["Piece", "Instances", "Kernels", "Total Time (ns)", "Avg per Instance (ns)", "Time (%)",
-                  "FLOPs per Instance", "Achieved TFLOP/s", "Bytes per Instance", "Achieved GB/s", "FLOP/Byte",
-                  "Bound"]
+_TOTAL_COLUMNS = ["piece", "instances", "kernels", "total_time_ns", "avg_time_ns", "rate_time_ns", "time_pct",
+                  "flops", "achieved_tflops", "bytes", "achieved_gbps", "flop_per_byte", "bound"]
+_TOTAL_HEADERS = ["Piece", "Instances", "Kernels", "Total Time (ns)", "Avg per Instance (ns)", "Time for Rates (ns)",
+                  "Time (%)", "FLOPs per Instance", "Achieved TFLOP/s", "Bytes per Instance", "Achieved GB/s",
+                  "FLOP/Byte", "Bound"]
 
 
 def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], time: dict[str, int],
-            costs: dict[str, Cost] | None, ridge: float | None, partial: dict[str, int]) -> Result:
+            rate_time: dict[str, int], costs: dict[str, Cost] | None, ridge: float | None,
+            partial: dict[str, int]) -> Result:
     """One row per piece and a total row; FLOP columns empty without a shape or for 'other kernels', rates empty
-    for a piece some instance holds no kernel of (`partial`) and then for the total."""
+    for a piece some instance holds no kernel of (`partial`) and then for the total. Rates divide by `rate_time`
+    per instance (QK^T's and attn·V's GEMM kernels)."""
     n = len(counted)
     whole = sum(time.values())
     rows = []
@@ -298,15 +334,16 @@ def _totals(pieces: tuple[str, ...], every: _Instances, counted: list[tuple], ti
             continue
         kernels = every.kernels(counted, p)
         cost = costs.get(p) if costs else None
-        rates = _rates(cost, time[p] / n, ridge)
+        rates = _rates(cost, rate_time[p] / n, ridge)
         if p in partial and cost is not None:
             rates = (cost.flops, None, cost.bytes, None, cost.intensity, None)
-        rows.append((PIECE_LABELS[p], n, kernels, time[p], time[p] / n, _pct(time[p], whole), *rates))
+        rows.append((PIECE_LABELS[p], n, kernels, time[p], time[p] / n, rate_time[p] / n, _pct(time[p], whole),
+                     *rates))
     all_kernels = sum(every.kernels(counted, p) for p in _ALL_PIECES)
     total_rates = _total_rates(pieces, costs, time, n)
     if partial:
         total_rates = (total_rates[0], *(None,) * 5)
-    rows.append(("total", n, all_kernels, whole, whole / n, 100.0 if whole else 0.0, *total_rates))
+    rows.append(("total", n, all_kernels, whole, whole / n, None, 100.0 if whole else 0.0, *total_rates))
     return Result(list(_TOTAL_COLUMNS), rows, [], list(_TOTAL_HEADERS))
 
 
@@ -361,8 +398,9 @@ def _findings(a: AttentionAnalysis, options: AttentionOptions) -> list[str]:
         out.append(_flop_ratio_sentence(t, a.costs))
     for p in (("fused",) if a.fused else PIECES):
         if t.get(p) and p not in a.partial:
-            bound, why = verdict(a.costs[p], t[p] / a.instances_counted, pr.ridge.value, pr.peaks)
-            out.append(f"{PIECE_LABELS[p]}: {bound}: {why}.")
+            bound, why = verdict(a.costs[p], a.rate_time_ns[p] / a.instances_counted, pr.ridge.value, pr.peaks)
+            gemm = ", its GEMM kernels" if p in a.gemm_rated else ""
+            out.append(f"{PIECE_LABELS[p]}{gemm}: {bound}: {why}.")
     if a.fused:
         out.append("FLOPs count the full T x T scores; a causal kernel skips about half of them, so its real "
                    "rate is about half the one shown.")
@@ -407,7 +445,7 @@ def _notes(options: AttentionOptions, warmup: Warmup, excluded: int, fused: bool
         notes.append(f"Kernels of a sub-range whose name matches /{options.mask_regex}/ are counted as 'mask'; "
                      "'other kernels' ran in the attention range outside its sub-ranges. A piece's time is every "
                      "kernel launched in its sub-range (e.g. the copies that make K^T contiguous and the 1/sqrt(d) "
-                     "scaling count in QK^T).")
+                     "scaling count in QK^T's time).")
     notes.append(_formula_note(options, fused, size))
     return notes
 

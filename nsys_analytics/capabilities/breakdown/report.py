@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 BASES = ("kernel", "gpu-busy", "wall")
 IDLE = "idle"
 DEFAULT_TOP = 8
+LOG_SOFTMAX_RULE = "log-softmax"  # the built-in rule (kernel_categories.toml) that puts the loss's log-softmax in loss
+LOG_SOFTMAX_NOTE = ("The loss's log-softmax (cross-entropy's LogSoftMax*Epilogue and is_log_softmax kernels) is "
+                    "counted in loss, not softmax (rule log-softmax, docs/categories.md).")
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,8 @@ def build_report(columns: list[Column], rules: RuleSet, top: int | None = DEFAUL
     notes = basis_notes(columns)
     sections = [
         Section("categories", "GPU time by category",
-                _matrix(columns, rules, category_times, rules.category_names + [IDLE], "category", notes)),
+                _matrix(columns, rules, category_times, rules.category_names + [IDLE], "category",
+                        notes + category_notes(columns))),
         Section("rollup", "Matmul vs non-matmul", _rollup(columns, rules, notes)),
     ]
     for column in columns if top else []:
@@ -239,6 +243,11 @@ def build_report(columns: list[Column], rules: RuleSet, top: int | None = DEFAUL
     shares = {c.label: {t.category: c.pct(t.time_ns) for t in category_times(c, rules)} for c in columns}
     basis = columns[0].basis.kind if columns else "kernel"
     return BreakdownReport(title or ", ".join(c.label for c in columns), basis, columns, sections, shares)
+
+
+def category_notes(columns: Sequence[Column]) -> list[str]:
+    """What a category holds that a reader would not guess: the loss's log-softmax is in loss, not softmax."""
+    return [LOG_SOFTMAX_NOTE] if any(r.rule == LOG_SOFTMAX_RULE for c in columns for r in c.names) else []
 
 
 def basis_notes(columns: Sequence[Column]) -> list[str]:
