@@ -134,3 +134,22 @@ def test_input_never_modified(tmp_path):
         assert result.exit_code == 0, result.output
     assert (hashlib.sha256(f.read_bytes()).hexdigest(), f.stat().st_mtime_ns) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ro.sqlite"]  # no journal or cache left behind
+
+
+@pytest.mark.parametrize("suffix,tool", [(".xz", "xz"), (".gz", "gzip"), (".bz2", "bzip2")])
+def test_compressed_export_says_decompress_it(tmp_path, suffix, tool):
+    """An export shipped compressed (the project's own fixtures are .sqlite.xz) read as "not an SQLite file", and a
+    folder of them as "no nsys profile in it": both now say it is compressed and how to decompress it."""
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {".xz": lzma.open, ".gz": gzip.open, ".bz2": bz2.open}[suffix]
+    folder = tmp_path / "ranks"
+    folder.mkdir()
+    packed = folder / f"gpt_train.sqlite{suffix}"
+    with opener(packed, "wb") as f:
+        f.write(GOOD.read_bytes()[:1 << 16])
+    assert_one_line_error(run("kernels", str(packed)), 1, packed.name, f"is compressed ({tool})",
+                          f"`{tool} -dk FILE`")
+    assert_one_line_error(run("ranks", str(folder)), 1, packed.name, f"compressed: decompress it first, `{tool} -dk")

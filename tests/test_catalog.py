@@ -412,3 +412,21 @@ def test_a_plot_name_that_is_no_png_is_refused_before_any_output(db):
     runs("add", TRAIN, db=db)
     result = CliRunner().invoke(cli, ["runs", "trend", "--plot", "x.jpg", "--db", db])
     assert result.exit_code == 2 and result.stdout == "" and "give a file name ending in .png" in result.stderr
+
+
+def test_a_passing_step_gate_over_ranks_names_runs_diff_not_metric_kernels(db):
+    """Over the ranks of a job the stored `kernels` figure counts NCCL's kernels, which hold the waits, while diff's
+    kernel time leaves them out: fsdp2_small_backward (rank 1: +5.3 ms of matmuls per step by its CUDA events)
+    against fsdp2_aa_1 passes a 3.2 % step budget (step +3.1 %) with compute kernel time +3.3 % beyond noise. The
+    PASS line names that figure and `runs diff`, not `--metric kernels`. Added without --ranks, a job's rank files
+    would be separate runs: refused."""
+    from .conftest import rank_files
+
+    refused = CliRunner().invoke(cli, ["runs", "add", *map(str, rank_files("fsdp2_aa_1")), "--db", db])
+    assert refused.exit_code == 2 and "are ranks of one job" in refused.output and "--ranks" in refused.output
+    for run in ("fsdp2_aa_1", "fsdp2_small_backward"):
+        runs("add", *rank_files(run), "--ranks", db=db)
+    step = CliRunner().invoke(cli, ["runs", "gate", "2", "--baseline", "1", "--max-regression", "3.2", "--db", db])
+    assert step.exit_code == 0 and step.output.startswith("PASS"), step.output
+    assert "but GPU compute kernel time per step (NCCL's left out) +3.3 % beyond run-to-run noise" in step.output
+    assert "`runs diff` shows where" in step.output and "--metric kernels" not in step.output

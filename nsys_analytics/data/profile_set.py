@@ -339,6 +339,9 @@ def _from_folder(folder: Path, files: list[Path], ignored: list[str]) -> None:
         _classify(p, files, ignored)
 
 
+_UNPACK = {".xz": "xz -dk", ".gz": "gzip -dk", ".bz2": "bzip2 -dk", ".zst": "zstd -d"}  # an export shipped packed
+
+
 def _classify(p: Path, files: list[Path], ignored: list[str]) -> None:
     if p.is_dir():
         ignored.append(f"{p} (a folder inside the input; name it to read it)")
@@ -346,6 +349,8 @@ def _classify(p: Path, files: list[Path], ignored: list[str]) -> None:
         files.append(p)
     elif p.suffix == ".ncu-rep":
         ignored.append(f"{p} (an Nsight Compute report; see `nsys-analytics ncu`)")
+    elif p.suffix in _UNPACK and Path(p.stem).suffix in NSYS_SUFFIXES:
+        ignored.append(f"{p} (compressed: decompress it first, `{_UNPACK[p.suffix]} FILE`)")
     else:
         ignored.append(f"{p} (not an nsys .sqlite or .nsys-rep)")
 

@@ -138,6 +138,10 @@ def _describe_foreign(header: bytes) -> str:
         return f"is too short to be an SQLite file ({len(header)} bytes); {EXPORT_HINT}"
     if header[:4] == b"PK\x03\x04":
         return f"is a zip archive, not an SQLite export; {EXPORT_HINT}"
+    for magic, tool in ((b"\xfd7zXZ\x00", "xz -dk"), (b"\x1f\x8b", "gzip -dk"), (b"BZh", "bzip2 -dk"),
+                        (b"\x28\xb5\x2f\xfd", "zstd -d")):
+        if header.startswith(magic):
+            return f"is compressed ({tool.split()[0]}), not an SQLite export: decompress it first (`{tool} FILE`)"
     return f"is not an SQLite file; pass an nsys SQLite export or a .nsys-rep report ({EXPORT_HINT})"
 
 

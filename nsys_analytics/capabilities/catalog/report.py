@@ -113,6 +113,9 @@ def _kernel_regression(headline: dict, max_regression_pct: float) -> str | None:
     if headline.get("metric") != "step" or not kernel.get("beyond_noise") or change is None \
             or change <= max_regression_pct:
         return None
+    if headline.get("kernel_scope") == "compute":  # the gate's stored kernel time counts NCCL's waits too
+        return (f"but GPU compute kernel time per step (NCCL's left out) {change:+.1f} % beyond run-to-run noise, "
+                "over the budget: `runs diff` shows where")
     return (f"but GPU kernel time per step {change:+.1f} % beyond run-to-run noise, over the budget: "
             "`--metric kernels` gates on it")
 

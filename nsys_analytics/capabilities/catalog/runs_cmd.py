@@ -91,6 +91,10 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
 
     tags = _tags(tag_items)
     groups = [list(profiles)] if ranks else [[p] for p in profiles]
+    if not ranks:
+        from ..diff.sides import refuse_ranks_as_runs
+
+        refuse_ranks_as_runs(groups, "", "add a job's rank files together with --ranks (one run)")
     # SQLAlchemy's import and the catalog's opening overlap the profile's summary (a second process where it can be
     # forked: catalog/writer.py); nothing here may import SQLAlchemy.
     with CatalogWriter(db, fork=main.OWN_PROCESS) as writer:

@@ -42,10 +42,11 @@ def split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]]
     return base_runs, new_runs
 
 
-def refuse_ranks_as_runs(runs: list[list[str]], side: str) -> None:
+def refuse_ranks_as_runs(runs: list[list[str]], side: str,
+                         how: str = "give a job's ranks as one run, --base A.0 A.1 --new B.0 B.1") -> None:
     """UsageError when two runs of one side are ranks of one job (the same torchrun launch): a job's ranks share
     its step time, so Welch's t would find no spread between them and call any difference beyond noise (identical
-    FSDP jobs, their ranks given as runs: p = 0.00044)."""
+    FSDP jobs, their ranks given as runs: p = 0.00044). `how`: what to do instead."""
     if len(runs) < 2:
         return
     from ...data.profile_set import launch_of
@@ -58,9 +59,9 @@ def refuse_ranks_as_runs(runs: list[list[str]], side: str) -> None:
         if launch is None:
             continue
         if launch in seen:
-            raise UsageError(f"{seen[launch]} and {run[0]} on the {side} side are ranks of one job (torchrun launch "
-                             f"{launch[0]}, WORLD_SIZE {launch[1]}), not separate runs: give a job's ranks as one "
-                             "run, --base A.0 A.1 --new B.0 B.1")
+            where = f" on the {side} side" if side else ""
+            raise UsageError(f"{seen[launch]} and {run[0]}{where} are ranks of one job (torchrun launch {launch[0]}, "
+                             f"WORLD_SIZE {launch[1]}), not separate runs: {how}")
         seen[launch] = run[0]
 
 
