@@ -20,7 +20,7 @@ def wide_option(f):
     """--wide: lay tables out whole (no column left out or wrapped), as when the output is piped."""
     return click.option("--wide", is_flag=True, expose_value=False, callback=_remember_wide,
                         help="With --format table: show every column whole, whatever the terminal's width "
-                             "(piped output always is).")(f)
+                             "(piped output is, unless COLUMNS sets a width).")(f)
 
 
 def _remember_wide(ctx: click.Context, _param, value: bool) -> None:
