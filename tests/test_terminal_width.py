@@ -158,3 +158,20 @@ def test_at_80_columns_the_columns_that_tell_rows_apart_stay(monkeypatch):
     invoke(["kernels", train], 80)
     listing = invoke(["cache", "list"], 80)
     assert "status" in listing.splitlines()[0], listing
+
+
+def test_at_80_columns_a_table_keeps_its_main_figure_and_what_tells_rows_apart():
+    """At 80 columns `nvtx-kernels` over ranks showed its two name columns and no number at all; `kernels
+    --by-launch-config` left out GridXYZ and BlockXYZ (two rows of one name read the same) and `classify` its
+    Category. Names now narrow before the first figure with a unit (Total Time) goes, and the launch configuration
+    and the category are kept like a name."""
+    from .conftest import PROFILES, RANKS
+
+    ranks = sorted((RANKS / "ddp_straggler").glob("*.sqlite"))
+    nvtx = invoke(["nvtx-kernels", *ranks, "--jobs", "1"], 80).splitlines()
+    assert "Total Time (ns)" in nvtx[1] and "NVTX Range" in nvtx[1] and "Kernel Name" in nvtx[1], nvtx[:3]
+    config = invoke(["kernels", PROFILES / "gpt_train.sqlite", "--by-launch-config"], 80).splitlines()
+    assert "GridXYZ" in config[0] and "BlockXYZ" in config[0] and "Name" in config[0], config[:2]
+    classify = invoke(["classify", *ranks, "--jobs", "1"], 80)
+    per_rank = classify.split("Per rank\n")[1].splitlines()
+    assert per_rank[0].split()[:2] == ["Rank", "Category"], per_rank[:2]

@@ -13,6 +13,7 @@ GAP = 2  # spaces between columns
 MIN_WIDTH = 8  # below the floors (a very narrow terminal), no name or sentence column narrower than this
 # Statistics a reader looks at last: left out first, from the right.
 _STATS = re.compile(r"\b(?:min|max|std\s*dev|stddev|std|med|median|p\d\d)\b", re.IGNORECASE)
+_IDS = re.compile(r"(?:grid|block)\s*xyz|category", re.IGNORECASE)  # a launch config, a kernel's category
 _MEASURE = re.compile(r"\(|%|time|_ns\b|_ms\b|_pct\b", re.IGNORECASE)  # a unit: kept longer than ids and counts
 
 
@@ -29,9 +30,12 @@ def plan(headers: list[str], natural: list[int], flexible: list[bool], prose: li
     left out in `drop_order` until the floors fit; the room left goes back to the flexible ones."""
     floor = _floors(headers, natural, flexible, prose, NAME_FLOOR)
     shown = list(range(len(headers)))
+    keys = key_columns(headers, natural, flexible, keys)
     order = drop_order(headers, natural, flexible, keys)
-    key_drops = len([i for i in order if i in keys])  # the key columns come last in the order
-    while _total(shown, floor) > width and len(order) > key_drops:
+    # the key columns come last in the order, the first measure (`Total Time (ns)`) just before them: a table of
+    # names without one number says nothing, so the names narrow before it goes too
+    kept = len([i for i in order if i in keys]) + (1 if _first_measure(headers, keys) in order else 0)
+    while _total(shown, floor) > width and len(order) > kept:
         shown.remove(order.pop(0))
     if _total(shown, floor) > width:  # a key column would go: names narrower first, so that it stays
         floor = _floors(headers, natural, flexible, prose, TIGHT_NAME_FLOOR)
@@ -53,17 +57,33 @@ def _floors(headers, natural, flexible, prose, name_floor: int) -> list[int]:
 
 def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
     """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then the other
-    columns not in `keys` (ids and counts before measures with a unit: `Total Time (ns)`), each from the right;
-    then `keys` from the least important, all but the first two. `keys`: a report's key columns, most important first; by default the widest text one (the name), the first
-    column and `rank`."""
-    if not keys:
-        names = sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])
-        ranks = [i for i, h in enumerate(headers) if h.lower() == "rank"]  # tables over ranks: whose row it is
-        keys = list(dict.fromkeys([*names[:1], 0, *ranks]))
+    columns not in `keys` (ids and counts before measures with a unit: `Total Time (ns)`), each from the right, the
+    first measure last; then `keys` from the least important, all but the first two. `keys`: a report's key
+    columns, most important first; by default the widest text one (the name), the first column and `rank`."""
+    keys = key_columns(headers, natural, flexible, keys)
     rest = [i for i in reversed(range(len(headers))) if i not in keys]
     stats = [i for i in rest if _STATS.search(headers[i])]
-    measures = [i for i in rest if i not in stats and _MEASURE.search(headers[i])]
-    return stats + [i for i in rest if i not in stats and i not in measures] + measures + keys[:1:-1]
+    first = _first_measure(headers, keys)
+    measures = [i for i in rest if i not in stats and _MEASURE.search(headers[i]) and i != first]
+    return (stats + [i for i in rest if i not in stats and i not in measures and i != first] + measures
+            + ([first] if first is not None else []) + keys[:1:-1])
+
+
+def key_columns(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
+    """`keys` as given, else the widest text column (the name), the first column, `rank`, and the columns that tell
+    rows of one name apart or say what they are (GridXYZ and BlockXYZ, Category)."""
+    if keys:
+        return keys
+    names = sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])
+    ranks = [i for i, h in enumerate(headers) if h.lower() == "rank"]  # tables over ranks: whose row it is
+    ids = [i for i, h in enumerate(headers) if _IDS.fullmatch(h.strip())]
+    return list(dict.fromkeys([*names[:1], 0, *ranks, *ids]))
+
+
+def _first_measure(headers: list[str], keys: list[int]) -> int | None:
+    """The leftmost column with a unit that is not a statistic or a key: the table's main figure."""
+    return next((i for i, h in enumerate(headers) if i not in keys and _MEASURE.search(h)
+                 and not _STATS.search(h)), None)
 
 
 def _total(shown: list[int], widths) -> int:
