@@ -297,3 +297,12 @@ def test_sides_on_different_gpus_say_so():
         assert verdict.startswith(f"Warning: the sides ran on different GPUs (base {gpus(base)}; new {gpus(new)}): "
                                   "part of any change may be the hardware's."), verdict
     assert not ranks_diff("fsdp2_aa_1", "fsdp2_aa_2")["verdict"].startswith("Warning")
+
+
+def test_a_report_of_a_whole_launch_is_read_as_its_ranks():
+    """ddp_whole is one report of a 2-rank launch of ddp_straggler's workload (two processes in one file): against
+    ddp_straggler's rank files it read as one rank ("base runs have 2 rank(s), new runs 1 (a missing rank reads as a
+    change)", kernel time -50.1 %); its processes are now its ranks, and the two runs of one design read no change."""
+    d = ranks_diff("ddp_straggler", "ddp_whole")
+    assert d["headline"]["ranks"] == [2, 2] and not d["verdict"].startswith("Warning"), d["verdict"]
+    assert d["verdict"].startswith("No change beyond run-to-run noise"), d["verdict"]

@@ -149,6 +149,22 @@ def one_rank_of_job(sqlite_path) -> str | None:
             "the ranks, the first step is warm-up too.")
 
 
+def several_gpu_processes(sqlite_path) -> bool:
+    """Whether the export holds several processes that ran kernels (a report of a whole launch: one per rank), by
+    its small context table; False where it has none, or cannot be read (its opening says why)."""
+    try:
+        con = source.connect_readonly(Path(sqlite_path))
+    except (ProfileError, sqlite3.Error, OSError):
+        return False
+    try:
+        tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return "CUPTI_ACTIVITY_KIND_KERNEL" in tables and len(_context_processes(con, tables) or []) > 1
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+
+
 def launch_of(sqlite_path) -> tuple[str, int] | None:
     """(TORCHELASTIC_RUN_ID, WORLD_SIZE) of the job whose rank the export `sqlite_path` is (torchrun gives every
     launch its own id); None for a file of no such job, or one that cannot be read (its opening says why)."""

@@ -187,9 +187,10 @@ def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process
     """One side of a comparison: a profile, or several opened as ranks through `ProfileSet` (rank ids from the
     process environment, NCCL payloads, the file name or the input order; a report of a whole launch is split
     by process), summarized on its engine (a local process pool by default)."""
-    if len(paths) == 1:
+    from ...data.profile_set import ProfileSet, several_gpu_processes
+
+    if len(paths) == 1 and not (str(paths[0]).endswith(".sqlite") and several_gpu_processes(paths[0])):
         return [summarize_file(paths[0], rules, rank_of(paths[0], 0), attribution, with_hash, window=window)]
-    from ...data.profile_set import ProfileSet
 
     return ProfileSet(paths).map(summarize_member, rules, attribution, with_hash, window)
 
