@@ -516,7 +516,7 @@ def _section_f(fwd: _Input, trn: _Input, options: ReportOptions) -> ReportSectio
         times = (f"{top[col('forward_ms')]:.2f} ms forward and {bwd:.2f} ms backward per step" if bwd is not None
                  else f"{top[col('forward_ms')]:.2f} ms forward per step (its backward is timed with its parent's)")
         lines.append(f"The heaviest module is {top[col('module')]}: {times}{ratio}, {top[col('step_pct')]:.1f} % of "
-                     "the step's GPU time.")
+                     "the step's wall time.")
         if len(leaves) > 1:
             rest = ", ".join(f"{r[col('module')]} ({r[col('step_pct')]:.1f} %)" for r in leaves[1:4])
             lines.append(f"Next: {rest}.")

@@ -1,5 +1,5 @@
-"""The rows `modules` reads: the window's kernels by innermost module and op range, and emit_nvtx's forward ops by
-sequence number (sql/modules/)."""
+"""The rows `modules` reads: the window's kernels by innermost module and op range, emit_nvtx's forward ops by
+sequence number, and the span of the capture's kernels (sql/modules/)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,12 @@ class ForwardOp:
 def kernel_groups(profile: Profile, steady: Steady, step_glob: str) -> list[KernelGroup]:
     params = {"not_modules": PHASES, "step_glob": step_glob, "step_like": STEP_LIKE, **steady.ops_params()}
     return [KernelGroup(*row) for row in profile.run_file("modules", "modules_kernels", params).rows]
+
+
+def kernel_span_ns(profile: Profile) -> int:
+    """The whole capture's wall time as `modules` divides by it: the first kernel's start to the last one's end."""
+    start, end = profile.run_file("modules", "modules_kernel_span").rows[0]
+    return end - start if start is not None else 0
 
 
 def forward_ops(profile: Profile, step_glob: str) -> dict[tuple[int, int], ForwardOp]:

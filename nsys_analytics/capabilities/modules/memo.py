@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .data import ForwardOp, KernelGroup
 
-FORMAT = "modules-v2"  # change it when what data.py reads changes (v2: the chain of module ranges)
+FORMAT = "modules-v3"  # change it when what data.py reads changes (v2: the chain of module ranges; v3: wall_ns)
 KEEP = 64
 MAX_BYTES = 16 * 2**20  # a larger one is computed each time
 
@@ -29,18 +29,19 @@ class Inputs:
 
     window: str  # the steady state's sentence
     steps: int   # step instances in it (0: the whole capture)
+    wall_ns: int  # the window's wall time: its steps' span, or the capture's kernels' span (0: none)
     source: str
     groups: list[KernelGroup]
     forward: dict[tuple[int, int], ForwardOp]
 
     def to_json(self) -> dict:
-        return {"window": self.window, "steps": self.steps, "source": self.source,
+        return {"window": self.window, "steps": self.steps, "wall_ns": self.wall_ns, "source": self.source,
                 "groups": [astuple(g) for g in self.groups],
                 "forward": [[pid, seq, *astuple(op)] for (pid, seq), op in self.forward.items()]}
 
     @classmethod
     def from_json(cls, d: dict) -> Inputs:
-        return cls(str(d["window"]), int(d["steps"]), str(d["source"]),
+        return cls(str(d["window"]), int(d["steps"]), int(d["wall_ns"]), str(d["source"]),
                    [KernelGroup(*g) for g in d["groups"]],
                    {(pid, seq): ForwardOp(*op) for pid, seq, *op in d["forward"]})
 

@@ -36,7 +36,8 @@ def command(profile, depth, top, window, step_range, warmup_range, plot, fmt, ou
     """GPU time per model module, forward and backward, per steady-state step.
 
     Per module (a tree by path, `blocks.2.mlp` inside `blocks.2`): forward and backward GPU ms, their ratio,
-    kernels, share of the step's GPU time, and TFLOP/s where shapes are known; then the heaviest kernels of each.
+    kernels, share of the step's wall time, and TFLOP/s where shapes are known; then the heaviest kernels of each
+    (its own and those of the modules inside it, as its time counts them).
     GPU time is that of the kernels launched inside the module's ranges; each kernel counts once, in its innermost
     module, and parents add their children's.
 

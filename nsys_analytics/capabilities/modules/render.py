@@ -1,5 +1,5 @@
 """A ModulesReport as the one writer takes it: two tables, `modules` (default) and `kernels`; JSON adds the source,
-the window and the step time."""
+the window, the step's wall time (`step_ms`, what step_pct is a share of) and its summed kernel time (`kernel_ms`)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ class ModulesOutput(Report):
     def to_dict(self) -> dict:
         r = self.report
         return {"source": r.source, "window": r.window, "steps": r.steps, "step_ms": round(r.step_ms, 3),
-                "notes": r.modules.notes, "modules": records(r.modules), "kernels": records(r.kernels)}
+                "kernel_ms": round(r.kernel_ms, 3), "notes": r.modules.notes, "modules": records(r.modules),
+                "kernels": records(r.kernels)}
 
     def layout(self, fmt: str, table: str | None = None) -> str:
         from ...output.render import pick_table, render

@@ -27,40 +27,45 @@ class ModulesReport:
     source: str
     window: str
     steps: int
-    step_ms: float
+    step_ms: float    # the step's wall time (the window's, without steps), what step_pct is a share of
+    kernel_ms: float  # the summed GPU time of every kernel of the step: more than step_ms where streams overlap
     modules: Result
     kernels: Result
 
 
 def build(att: Attributed, forward: dict[tuple[int, int], ForwardOp], steps: int, depth: int | None,
-          top: int, window: str) -> ModulesReport:
+          top: int, window: str, wall: tuple[int, str]) -> ModulesReport:
+    """`wall`: the window's wall time (ns) and what it is (its steps' span), of which step_pct is a share."""
     tree = att.source != EMIT_NVTX_OPS
-    fold = (lambda key: _fold(key, depth)) if tree else (lambda key: key)
     ns, count, flops = defaultdict(int), defaultdict(int), defaultdict(int)
     for (key, direction), value in att.ns.items():
         for name in (_ancestors(key, depth) if tree else [key]):
             ns[name, direction] += value
             count[name, direction] += att.kernels[key, direction]
             flops[name, direction] += _flops(att.flop_ops[key, direction], forward, direction)
-    step_ns = att.total_ns / steps
+    step_ns = wall[0] / steps
     by_time = lambda n: -ns[n, "forward"] - ns[n, "backward"]  # noqa: E731 (ops: heaviest first)
     names = sorted({name for name, _ in ns}, key=_natural if tree else by_time)
     unknown = _unknown_backward(att, ns, names)
     rows = [_row(name, ns, count, flops, steps, step_ns, name not in unknown) for name in names]
-    notes = _notes(att, steps, step_ns, window, any(flops.values()), bool(unknown))
+    notes = _notes(att, steps, (step_ns, wall[1]), window, any(flops.values()), bool(unknown))
     modules = Result(MODULE_COLUMNS, rows, notes, exact=True, decimals=MODULE_DECIMALS)
-    return ModulesReport(att.source, window, steps, step_ns / 1e6, modules, _top(att, fold, steps, top))
+    kernels = _top(att, depth if tree else None, tree, steps, top)
+    return ModulesReport(att.source, window, steps, step_ns / 1e6, att.total_ns / steps / 1e6, modules, kernels)
 
 
 def to_depth(report: ModulesReport, depth: int) -> ModulesReport:
-    """The report's modules no deeper than `depth` (a module's row is the same whether the tree is folded or not);
-    a table by op has no tree and is kept whole."""
+    """The report's modules and their kernels no deeper than `depth` (a module's rows are the same whether the tree
+    is folded or not); a table by op has no tree and is kept whole."""
     if report.source == EMIT_NVTX_OPS:
         return report
     col = MODULE_COLUMNS.index("module")
     rows = [r for r in report.modules.rows if r[col].count(".") < depth]
+    kernels = [r for r in report.kernels.rows if r[0].count(".") < depth]
     return replace(report, modules=Result(MODULE_COLUMNS, rows, report.modules.notes, exact=True,
-                                                    decimals=MODULE_DECIMALS))
+                                          decimals=MODULE_DECIMALS),
+                   kernels=Result(KERNEL_COLUMNS, kernels, report.kernels.notes, exact=True,
+                                  decimals=KERNEL_DECIMALS))
 
 
 def _unknown_backward(att: Attributed, ns: dict, names: list[str]) -> set[str]:
@@ -102,19 +107,18 @@ def _ancestors(path: str, depth: int | None) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if depth is None or i <= depth]
 
 
-def _fold(path: str, depth: int | None) -> str:
-    return _ancestors(path, depth)[-1]
-
-
 def _natural(path: str) -> list:
     """Sort key: numbers in a name as numbers (blocks.2 before blocks.10, block_2 before block_10)."""
     return [[(0, int(r)) if r.isdigit() else (1, r) for r in re.split(r"(\d+)", p) if r] for p in path.split(".")]
 
 
-def _top(att: Attributed, fold, steps: int, top: int) -> Result:
+def _top(att: Attributed, depth: int | None, tree: bool, steps: int, top: int) -> Result:
+    """The heaviest kernels of each module and direction: those of the module and of every module inside it, the
+    kernels its time sums, so that a module lists the same kernels at any --depth."""
     per = defaultdict(int)
     for (key, direction, kernel), value in att.by_kernel.items():
-        per[fold(key), direction, kernel] += value
+        for name in (_ancestors(key, depth) if tree else [key]):
+            per[name, direction, kernel] += value
     ranked = defaultdict(list)
     for (name, direction, kernel), value in per.items():
         ranked[name, direction].append((value, kernel))
@@ -123,18 +127,23 @@ def _top(att: Attributed, fold, steps: int, top: int) -> Result:
     for (name, direction), items in sorted(ranked.items(), key=order):
         rows += [(name, direction, kernel, round(value / steps / 1e6, 3))
                  for value, kernel in sorted(items, reverse=True)[:top]]
-    note = ("ms: GPU time per step of the kernel in the module's own ranges (not its children's), the heaviest "
-            "per module and direction")
+    note = ("ms: GPU time per step of the kernel in the module and every module inside it (the kernels its "
+            "forward_ms and backward_ms sum, so a module lists the same kernels at any --depth), the heaviest per "
+            "module and direction")
     return Result(KERNEL_COLUMNS, rows, [note], exact=True, decimals=KERNEL_DECIMALS)
 
 
-def _notes(att: Attributed, steps: int, step_ns: float, window: str, flops: bool, unknown: bool) -> list[str]:
+def _notes(att: Attributed, steps: int, step: tuple[float, str], window: str, flops: bool,
+           unknown: bool) -> list[str]:
     per = f"ms per step over {steps} step(s)" if steps > 1 else "ms over the whole window"
     where = "no op" if att.source == EMIT_NVTX_OPS else "no module"
+    step_or_window = "step" if steps > 1 else "window"
     notes = [f"Source: {_SOURCES[att.source]}.", f"Window: {window}; {per}; "
-             f"the GPU time of every kernel: {step_ns / 1e6:.3f} ms (kernels on several streams, NCCL's among "
-             f"them, overlap: it can exceed the step), of which {att.unattributed_ns / steps / 1e6:.3f} ms in "
-             f"{where} (the optimizer's, the loss's, NCCL's kernels outside every module range).",
+             f"step_pct = the module's GPU time (forward + backward) as a share of the {step_or_window}'s wall time, "
+             f"{step[0] / 1e6:.3f} ms ({step[1]}); kernels on several streams (NCCL's among them) overlap, so the "
+             f"shares can add up past 100 %. The GPU time of every kernel: {att.total_ns / steps / 1e6:.3f} ms, "
+             f"of which {att.unattributed_ns / steps / 1e6:.3f} ms in {where} (the optimizer's, the loss's, NCCL's "
+             "kernels outside every module range).",
              _COUNTED[att.source]]
     if unknown:
         notes.append("backward_ms is blank where no 'bwd:<name>' range holds the module's backward: it is inside "
