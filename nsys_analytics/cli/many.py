@@ -158,7 +158,7 @@ def diagnose_set(pset, module: str, options: dict):
         scope = f"the steady state: the detected steps' span, {kwargs['start']} to {kwargs['end']}"
     per_rank = run_body_per_rank(pset, module, kwargs)
     findings = ranks_render.tables(report, ["findings"])["findings"]
-    if _fails(options.get("fail_on"), [severity for severity, _message in findings.rows]):
+    if _fails(options.get("fail_on"), [severity for severity, _message, *_ in findings.rows]):
         per_rank.exit_code = max(per_rank.exit_code, EXIT_FINDINGS)  # the straggler fails a check like any finding
     if not isinstance(per_rank, RankTexts):  # CSV: one table, the cross-rank findings first as rank `all`
         return _with_cross_rank_rows(per_rank, findings)
@@ -170,7 +170,7 @@ def diagnose_set(pset, module: str, options: dict):
                            "findings": [dict(zip(findings.columns, r)) for r in findings.rows]})
     else:
         lines = [f"Across ranks ({plural(len(pset), 'rank')}, rank ids from the {pset.rank_source}); each rank below "
-                 f"covers {scope}."] + report.notes + [f"[{s}] {m}" for s, m in findings.rows]
+                 f"covers {scope}."] + report.notes + [f"[{s}] {m}" for s, m, *_ in findings.rows]
         text = "\n".join(lines) + "\n"
     return RankTexts([("all", "cross-rank findings", text), *per_rank.sections], per_rank.exit_code)
 
@@ -189,7 +189,7 @@ def _with_cross_rank_rows(per_rank, findings: Result):
         return per_rank
     at = {c: i for i, c in enumerate(table.columns)}
     rows = []
-    for severity, message in findings.rows:
+    for severity, message, *_ in findings.rows:
         row = [None] * len(table.columns)
         row[at["rank"]], row[at["severity"]], row[at["rule"]], row[at["summary"]] = "all", severity, "ranks", message
         rows.append(tuple(row))

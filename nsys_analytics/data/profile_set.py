@@ -218,27 +218,84 @@ def _job_facts(con, tables) -> dict[str, str]:
     return out
 
 
-def job_mismatches(facts: list[FileFacts], ranks: int) -> list[str]:
-    """Why these files may not be the ranks of one job: different launches or rendezvous, a WORLD_SIZE that differs
-    between files or from the ranks given, sessions started far apart. Empty when nothing says so."""
-    found = []
+@dataclass
+class JobCheck:
+    """What the files' environments say about the job they ran in: `mismatches`, every reason they may not be the
+    ranks of one job (notes, `ranks --strict`); `several`, the first of those that says they are files of several
+    jobs (different launches, rendezvous, WORLD_SIZE, more ranks than WORLD_SIZE, sessions far apart), as a clause;
+    `groups`, the files of each launch where a launch id tells them apart; `world_size` and, for a partial set,
+    `missing`: the rank ids not given, where the ranks' ids come from their environment (RANK) or NCCL."""
+
+    mismatches: list[str] = field(default_factory=list)
+    several: str | None = None
+    groups: list[list[str]] = field(default_factory=list)
+    world_size: int | None = None
+    partial: bool = False
+    missing: list[int] = field(default_factory=list)
+
+
+def job_check(facts: list[FileFacts], members: list[Member]) -> JobCheck:
+    """Whether these files are the ranks of one job, and which ranks of it are missing (JobCheck)."""
+    check = JobCheck()
+    one_launch = len({f.job.get("TORCHELASTIC_RUN_ID") for f in facts}) == 1 and "TORCHELASTIC_RUN_ID" in facts[0].job
+    several = _launches(facts, check) + _world(facts, len(members), check)
+    far_apart = _sessions(facts, check)
+    several += [] if one_launch else far_apart  # sessions far apart only warn where one launch id says one job
+    check.several = several[0] if several else None
+    ids = {m.rank for m in members}
+    known = all(m.rank_source in ("environment", "NCCL payload") for m in members)
+    if check.partial and known and max(ids) < check.world_size:
+        check.missing = sorted(set(range(check.world_size)) - ids)
+    return check
+
+
+def _launches(facts: list[FileFacts], check: JobCheck) -> list[str]:
+    """Different launch ids, Slurm jobs or rendezvous ports: their mismatches and the files of each launch; the
+    clauses saying so."""
+    several = []
     for var, what in (("TORCHELASTIC_RUN_ID", "launches (TORCHELASTIC_RUN_ID)"), ("SLURM_JOB_ID", "Slurm jobs"),
                       ("MASTER_PORT", "rendezvous ports (MASTER_PORT)")):
         values = sorted({f.job[var] for f in facts if var in f.job})
         if len(values) > 1:
-            found.append(f"the files come from {len(values)} different {what}: {', '.join(values[:4])}; "
-                         "not the ranks of one job?")
+            check.mismatches.append(f"the files come from {len(values)} different {what}: {', '.join(values[:4])}; "
+                                    "not the ranks of one job?")
+            several.append(f"these files come from {len(values)} different {what}")
+            check.groups = check.groups or [[f.path for f in facts if f.job.get(var) == v] for v in values]
+    return several
+
+
+def _world(facts: list[FileFacts], ranks: int, check: JobCheck) -> list[str]:
+    """WORLD_SIZE against itself and the ranks given: fewer ranks is a partial set of one job, more (or files that
+    disagree) are files of several jobs."""
     worlds = sorted({int(f.job["WORLD_SIZE"]) for f in facts if f.job.get("WORLD_SIZE", "").isdigit()})
+    check.world_size = worlds[0] if len(worlds) == 1 else None
+    given = f"{ranks} rank{'s' if ranks != 1 else ''} {'were' if ranks != 1 else 'was'} given"
     if len(worlds) > 1:
-        found.append(f"the files disagree on WORLD_SIZE ({', '.join(map(str, worlds))})")
-    elif worlds and worlds[0] != ranks:
-        found.append(f"WORLD_SIZE is {worlds[0]} but {ranks} rank{'s' if ranks != 1 else ''} "
-                     f"{'were' if ranks != 1 else 'was'} given: a partial set")
+        check.mismatches.append(f"the files disagree on WORLD_SIZE ({', '.join(map(str, worlds))})")
+        return [f"the files disagree on WORLD_SIZE ({', '.join(map(str, worlds))})"]
+    if worlds and worlds[0] < ranks:
+        check.mismatches.append(f"WORLD_SIZE is {worlds[0]} but {given}: more ranks than WORLD_SIZE (files of "
+                                "several jobs?)")
+        return [f"{given} but WORLD_SIZE is {worlds[0]}"]
+    if worlds and worlds[0] > ranks:
+        check.mismatches.append(f"WORLD_SIZE is {worlds[0]} but {given}: a partial set")
+        check.partial = True
+    return []
+
+
+def _sessions(facts: list[FileFacts], check: JobCheck) -> list[str]:
     starts = [f.session_utc_ns for f in facts if f.session_utc_ns is not None]
-    if len(starts) > 1 and max(starts) - min(starts) > SAME_JOB_START_NS:
-        found.append(f"the sessions started {(max(starts) - min(starts)) / 60e9:.1f} minutes apart; not the ranks "
-                     "of one job?")
-    return found
+    if len(starts) < 2 or max(starts) - min(starts) <= SAME_JOB_START_NS:
+        return []
+    minutes = (max(starts) - min(starts)) / 60e9
+    check.mismatches.append(f"the sessions started {minutes:.1f} minutes apart; not the ranks of one job?")
+    return [f"the sessions started {minutes:.1f} minutes apart"]
+
+
+def job_mismatches(facts: list[FileFacts], ranks: int) -> list[str]:
+    """Why these files may not be the ranks of one job: different launches or rendezvous, a WORLD_SIZE that differs
+    between files or from the ranks given, sessions started far apart. Empty when nothing says so."""
+    return job_check(facts, [Member(path="", rank=i, rank_source="input order") for i in range(ranks)]).mismatches
 
 
 SAME_JOB_START_NS = 300 * 10**9  # the ranks of one launch start their sessions within seconds; 5 minutes is lenient
@@ -475,8 +532,10 @@ class ProfileSet:
         facts = self._keep_good(expanded.files, results, skip_bad)
         facts = self._drop_same_file(facts)
         self.members, self.notes = assign_ranks(facts)
-        self.mismatches = job_mismatches(facts, len(self.members))
-        self.notes += [f"warning: {m} (`ranks --strict` refuses such a set)" for m in self.mismatches]
+        self.job = job_check(facts, self.members)
+        self.mismatches = self.job.mismatches
+        self.warnings = [f"warning: {m} (`ranks --strict` refuses such a set)" for m in self.mismatches]
+        self.notes += self.warnings
 
     def _keep_good(self, files, results, skip_bad) -> list[FileFacts]:
         bad = [(p, r) for p, r in zip(files, results) if isinstance(r, BaseException)]

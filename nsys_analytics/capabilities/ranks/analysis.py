@@ -26,17 +26,23 @@ data-loader stall is CPU time), the CPU time of the step's phases decides.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from . import paths as paths_mod
 
+if TYPE_CHECKING:
+    from ...data.profile_set import JobCheck
+
 MS = 1e6
 MIN_STRAGGLER_NS = 1_000_000  # a straggler costs the others at least 1 ms per step ...
 MIN_STRAGGLER_SHARE = 0.10    # ... and at least 10 % of a step (below: an imbalance, reported as info)
 KEEP_SHARE = 0.7               # a child range explains its parent's excess when it holds at least 70 % of it
 GPU_SHARE = 0.25               # the GPU explains the straggler when its compute excess is 25 % of the wait it causes
+MIN_MATCHED_SHARE = 0.5        # below this share of NCCL kernels matched across the ranks, the waits are not measured
 
 
 @dataclass
@@ -49,6 +55,8 @@ class RanksReport:
     notes: list[str] = field(default_factory=list)
     straggler: int | None = None
     steady_steps: list[int] = field(default_factory=list)
+    nccl_kernels: int = 0      # every rank's NCCL kernels ...
+    unmatched_kernels: int = 0  # ... and those without a counterpart on every rank (left out of the waits)
 
 
 class CollectiveMatcher:
@@ -63,6 +71,8 @@ class CollectiveMatcher:
         self.paths: dict[str, int] = {}   # range path -> code
         self.parts: list[dict[str, np.ndarray]] = []
         self.ranks: set[int] = set()
+        self.kernels = 0    # NCCL kernels added ...
+        self.unmatched = 0  # ... and those without a counterpart on every rank (known after result())
 
     def add(self, rank: int, ops: pd.DataFrame | None) -> None:
         """One rank's NCCL kernels: start_ns, end_ns, name, op, stream and, where known, the step and the range path
@@ -70,6 +80,7 @@ class CollectiveMatcher:
         if ops is None or ops.empty:
             return
         self.ranks.add(rank)
+        self.kernels += len(ops)
         o = ops.sort_values(["start_ns", "stream"], kind="stable")
         names = o["name"].astype("category")  # each distinct name is coded once
         first = o.drop_duplicates("name")
@@ -111,7 +122,7 @@ class CollectiveMatcher:
         del key
         present = np.bincount(inverse)[inverse]  # one kernel per rank and key (ordinals are per rank)
         keep = present == ranks
-        unmatched = int((~keep).sum())
+        unmatched = self.unmatched = int((~keep).sum())
         del present
         if unmatched:
             notes.append(f"{unmatched} NCCL kernels have no counterpart on every rank (different counts per rank); "
@@ -158,9 +169,11 @@ def match_collectives(nccl: dict[int, pd.DataFrame]) -> tuple[pd.DataFrame, list
     return matcher.result()
 
 
-def build(timelines) -> RanksReport:
+def build(timelines, job: JobCheck | None = None) -> RanksReport:
     """The report from each rank's step_timeline(): a dict {rank: timeline} or an iterable of (rank, timeline)
-    pairs, folded in one at a time (each rank's NCCL kernels go into the matcher and are let go)."""
+    pairs, folded in one at a time (each rank's NCCL kernels go into the matcher and are let go). `job`: what the
+    files say of the job they ran in (ProfileSet.job): files of several jobs get no straggler, a partial set the
+    wait for the ranks not given."""
     items = timelines.items() if isinstance(timelines, dict) else timelines
     matcher = CollectiveMatcher()
     kept: dict[int, dict[str, pd.DataFrame]] = {}
@@ -174,8 +187,9 @@ def build(timelines) -> RanksReport:
         notes.append(steady_note)
     phases = _phases_table(kept, coll, steady)
     summary = _summary(steps, steady)
-    report = RanksReport(summary, steps, phases, coll, notes=notes, steady_steps=steady)
-    _find_straggler(report, kept)
+    report = RanksReport(summary, steps, phases, coll, notes=notes, steady_steps=steady,
+                         nccl_kernels=matcher.kernels, unmatched_kernels=matcher.unmatched)
+    _find_straggler(report, kept, job)
     return report
 
 
@@ -297,30 +311,42 @@ def _summary(steps: pd.DataFrame, steady: list[int]) -> pd.DataFrame:
     return out
 
 
-def _find_straggler(report: RanksReport, timelines) -> None:
+def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None) -> None:
+    if job is not None and job.several:  # waits between the ranks of different jobs mean nothing
+        report.findings.append(_not_one_job(job))
+        return
+    partial = job is not None and job.partial
+    if partial:
+        report.findings += _missing_rank_wait(report, job, len(timelines))
     summary, coll, steady = report.summary, report.collectives, report.steady_steps
+    matched = report.nccl_kernels - report.unmatched_kernels
+    if len(timelines) >= 2 and report.unmatched_kernels and matched < MIN_MATCHED_SHARE * report.nccl_kernels:
+        report.findings.append(_unmeasured(report))
+        return
     if summary.empty or coll.empty or len(timelines) < 2:
         if len(timelines) >= 2:
             report.findings.append(_finding("info", "no straggler analysis: needs NVTX step ranges and NCCL kernels "
-                                                    "on every rank"))
+                                                    "on every rank", kind="no_analysis"))
         return
     steps = report.steps
     in_steady = steps[steps["step"].isin(steady) & (steps["held_by"] >= 0) & (steps["held_by"] != steps["rank"])]
     # what each rank costs the others: the mean over the other ranks of their per-step wait that it caused
     caused = (in_steady.groupby("held_by")["wait_ns"].sum() / max(len(steady), 1) / max(len(timelines) - 1, 1))
     step_ns = float(summary["step_ns"].median())
+    among = f" among the {len(timelines)} given ranks" if partial else ""
     if caused.empty:
-        report.findings.append(_finding("info", "no straggler: no rank waits for another in collectives"))
+        report.findings.append(_unmeasured(report) if report.unmatched_kernels else _finding(
+            "info", f"no straggler{among}: no rank waits for another in collectives", kind="no_straggler"))
         return
     rank = int(caused.idxmax())
     per_step = float(caused.max())
     share = per_step / step_ns if step_ns else 0.0
     if per_step < MIN_STRAGGLER_NS or share < MIN_STRAGGLER_SHARE:
         report.findings.append(_finding(
-            "info", f"no straggler: the most any rank makes the others wait is {per_step / MS:.2f} ms per step "
+            "info", f"no straggler{among}: the most any rank makes the others wait is {per_step / MS:.2f} ms per step "
                     f"(rank {rank}, {share:.1%} of a {step_ns / MS:.1f} ms step; a straggler is named from "
-                    f"{MIN_STRAGGLER_SHARE:.0%} and {MIN_STRAGGLER_NS / MS:.0f} ms)", rank_waited_for=rank,
-            caused_wait_ns_per_step=per_step))
+                    f"{MIN_STRAGGLER_SHARE:.0%} and {MIN_STRAGGLER_NS / MS:.0f} ms)", kind="no_straggler",
+            rank_waited_for=rank, caused_wait_ns_per_step=per_step))
         return
     report.straggler = rank
     others = [r for r in summary["rank"] if r != rank]
@@ -337,9 +363,10 @@ def _find_straggler(report: RanksReport, timelines) -> None:
     wait_text = ", ".join(f"rank {r} waits {w / MS:.1f} ms per step{_where_waits(report.phases, r)}"
                           for r, w in waits.items())
     report.findings.append(_finding(
-        "warning" if share < 0.2 else "error",
+        _severity(share),
         f"rank {rank} is the straggler: it loses the time {where}; the other ranks wait for it in NCCL collectives "
-        f"({wait_text}; {share:.0%} of a {step_ns / MS:.1f} ms step)", rank=rank, phase=path, source=source,
+        f"({wait_text}; {share:.0%} of a {step_ns / MS:.1f} ms step)", kind="straggler", rank=rank, phase=path,
+        source=source,
         excess_ns_per_step=excess, caused_wait_ns_per_step=per_step, waits_ns_per_step=waits,
         fix=(f"balance rank {rank}'s `{path}` (e.g. more data-loader workers, pinned memory, prefetch)"
              if source == "CPU" else f"give rank {rank}'s `{path}` the same work as the other ranks' (data, "
@@ -382,6 +409,66 @@ def _where_waits(phases: pd.DataFrame, rank: int) -> str:
         return ""
     top = mine.loc[mine["wait_ns"].idxmax()]
     return f" in `{top['phase']}`"
+
+
+def _severity(share: float) -> str:
+    return "warning" if share < 0.2 else "error"
+
+
+def _not_one_job(job: JobCheck) -> dict:
+    """Files of several jobs: the verdict says so instead of naming a straggler; the fix, which files go together."""
+    def names(group):
+        more = f" and {len(group) - 3} more" if len(group) > 3 else ""
+        return ", ".join(Path(p).name for p in group[:3]) + more
+
+    fix = ("run `nsys-analytics ranks` on each launch's files apart: " + "; ".join(names(g) for g in job.groups)
+           if job.groups else "give `nsys-analytics ranks` the rank files of one run")
+    return _finding("warning", f"{job.several}: not one job; the waits between them mean nothing, so no straggler is "
+                               "named", kind="not_one_job", fix=fix)
+
+
+def _unmeasured(report: RanksReport) -> dict:
+    """Too few collectives matched across the ranks to measure any wait."""
+    matched = report.nccl_kernels - report.unmatched_kernels
+    return _finding("warning", f"the waits could not be measured: only {matched} of {report.nccl_kernels} NCCL "
+                               "kernels have a counterpart on every rank (the ranks ran different collectives: files "
+                               "of different jobs, or of different spans of one?); no straggler can be named",
+                    kind="waits_unmeasured", fix="give the rank files of one run, captured over the same steps")
+
+
+def _missing_rank_wait(report: RanksReport, job: JobCheck, given: int) -> list[dict]:
+    """A partial set: how long the given ranks wait in collectives for the ranks not given. After the last given
+    rank arrives at a collective, its kernel runs until every rank, given or not, has arrived; what it takes beyond
+    the shortest kernel of that name (the transfer alone) is the wait for a missing rank. Per step the longest such
+    hold, as the waits between given ranks (module docstring). A finding where that is a straggler's wait."""
+    coll, steady, summary = report.collectives, report.steady_steps, report.summary
+    if coll.empty or not steady or summary.empty:
+        return []
+    last = coll[coll["rank"] == coll["last_rank"]]
+    after = last["end_ns"] - last["arrival_last_ns"]
+    hold = (after - after.groupby(last["name"], observed=True).transform("min")).clip(lower=0)
+    held = pd.DataFrame({"name": last["name"], "ordinal": last["ordinal"], "hold": hold})
+    rows = coll.loc[coll["step"].isin(steady), ["rank", "name", "ordinal", "step"]].merge(held, on=["name", "ordinal"])
+    waits = (rows.groupby(["rank", "step"])["hold"].max().groupby(level="rank").sum() / len(steady)).to_dict()
+    wait = float(np.mean(list(waits.values()))) if waits else 0.0
+    step_ns = float(summary["step_ns"].median())
+    share = wait / step_ns if step_ns else 0.0
+    if wait < MIN_STRAGGLER_NS or share < MIN_STRAGGLER_SHARE:
+        return []
+    missing, world = job.missing, job.world_size
+    who = (f"rank {missing[0]}, which was not given (WORLD_SIZE is {world})" if len(missing) == 1 else
+           f"ranks {', '.join(map(str, missing))}, which were not given (WORLD_SIZE is {world})" if missing else
+           f"a rank not given (WORLD_SIZE is {world}, {given} given)")
+    subject = "the given ranks wait" if given > 1 else f"rank {int(summary['rank'].iloc[0])} waits"
+    comm = float(summary["comm_ns"].mean())
+    files = (f"the file of rank {missing[0]}" if len(missing) == 1 else
+             f"the files of ranks {', '.join(map(str, missing))}" if missing else "the missing ranks' files")
+    return [_finding(
+        _severity(share), f"{subject} about {wait / MS:.1f} ms per step in NCCL collectives for {who}: {share:.0%} "
+                          f"of a {step_ns / MS:.1f} ms step (NCCL kernels: {comm / MS:.1f} ms per step); the "
+                          "straggler is not among the given ranks", kind="missing_rank", caused_wait_ns_per_step=wait,
+        waits_ns_per_step={int(r): float(w) for r, w in waits.items()}, missing_ranks=missing,
+        fix=f"add {files} to name the straggler and where it loses the time")]
 
 
 def _finding(severity: str, message: str, **figures) -> dict:

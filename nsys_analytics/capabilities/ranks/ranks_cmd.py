@@ -53,5 +53,6 @@ def command(profiles, scheduler, jobs, skip_bad, table, strict, fmt, output):
         report = build(pset)
     finally:
         engine.close()
-    head = [f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})", *report.notes]
+    # the set's warnings (files of several jobs, a partial set) in the notes of every format, not on stderr alone
+    head = [f"{plural(len(pset), 'rank')} (rank ids from the {pset.rank_source})", *pset.warnings, *report.notes]
     write(RanksOutput(report, head, table), fmt, output, table, inputs=profiles)

@@ -77,6 +77,8 @@ class RanksOutput(Report):
 
     def to_dict(self) -> dict:
         out = {name: json.loads(to_json(t)) for name, t in self.tables().items()}
+        for f in out.get("findings", []):  # JSON text in the table (one value a CSV cell): an object here
+            f["waits_ms_per_step"] = f["waits_ms_per_step"] and json.loads(f["waits_ms_per_step"])
         out["notes"] = self.head
         return out if self.only is None else {self.only: out[self.only]}
 
@@ -86,12 +88,23 @@ class RanksOutput(Report):
         parts = [] if self.only else ["".join(f"_{h}_\n" if fmt == "markdown" else f"{h}\n" for h in self.head) + "\n"]
         for name in names:
             t = tables[name]
-            if name == "findings" and fmt == "table" and t.rows:
-                parts.append("Findings\n" + "".join(f"  [{s}] {m}\n" for s, m in t.rows) + "\n")
+            if name == "findings" and t.rows:
+                parts.append(_findings_text(t, fmt))
                 continue
             title = RANKS_TITLES[name]
             parts.append((f"## {title}\n\n" if fmt == "markdown" else f"{title}\n") + render(t, fmt) + "\n")
         return "".join(parts)
+
+
+def _findings_text(findings, fmt: str) -> str:
+    """Each finding's sentence and its fix (the figures are in the JSON and CSV findings table)."""
+    from ...core.result import Result
+
+    at = {c: i for i, c in enumerate(findings.columns)}
+    rows = [(r[at["severity"]], r[at["message"]], r[at["fix"]]) for r in findings.rows]
+    if fmt == "markdown":
+        return f"## {RANKS_TITLES['findings']}\n\n" + render(Result(["severity", "message", "fix"], rows), fmt) + "\n"
+    return "Findings\n" + "".join(f"  [{s}] {m}\n" + (f"    fix: {x}\n" if x else "") for s, m, x in rows) + "\n"
 
 
 class SetOutput(Report):

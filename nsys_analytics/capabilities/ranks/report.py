@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pandas as pd
@@ -26,9 +27,31 @@ def tables(report, names=TABLES) -> dict[str, Result]:
             _ms_table(report.collectives, ["rank", "op", "ordinal", "start_ns", "duration_ns", "wait_ns", "last_rank",
                                            "name"], keep_ns=("start_ns",)),
             key_columns=("rank", "op", "wait_ms", "last_rank", "ordinal", "duration_ms")),  # who waited for whom
-        "findings": lambda: Result(["severity", "message"], [(f["severity"], f["message"]) for f in report.findings]),
+        "findings": lambda: findings_table(report.findings),
     }
     return {name: build[name]() for name in names}
+
+
+FINDING_COLUMNS = ["severity", "message", "kind", "rank", "phase", "source", "excess_ms_per_step",
+                   "caused_wait_ms_per_step", "waits_ms_per_step", "fix"]
+
+
+def findings_table(findings: list[dict]) -> Result:
+    """The findings with their figures, so that a script need not read the sentences: `kind` (straggler,
+    no_straggler, missing_rank, not_one_job, waits_unmeasured, no_analysis), the straggler's `rank` and the range
+    (`phase`) and time (`source`: GPU or CPU) that explain its excess, ms per step, and the `fix`.
+    `waits_ms_per_step`, each waiting rank's wait, is JSON text (`{"0": 30.1}`): CSV holds one value a cell."""
+    def ms(v):
+        return None if v is None else round(float(v) / MS, 3)
+
+    rows = []
+    for f in findings:
+        waits = f.get("waits_ns_per_step")
+        rows.append((f["severity"], f["message"], f.get("kind"), f.get("rank"), f.get("phase"), f.get("source"),
+                     ms(f.get("excess_ns_per_step")), ms(f.get("caused_wait_ns_per_step")),
+                     None if waits is None else json.dumps({str(r): ms(w) for r, w in waits.items()}),
+                     f.get("fix")))
+    return Result(FINDING_COLUMNS, rows)
 
 
 def _ms_table(df, columns, keep_ns=()) -> Result:

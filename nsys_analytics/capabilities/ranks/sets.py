@@ -95,8 +95,9 @@ def _why_unknown(ranged: bool) -> str:
 
 
 def ranks_report(pset) -> analysis.RanksReport:
-    """Steps, waits in collectives and the straggler over every rank (the `ranks` command)."""
-    return analysis.build((m.rank, t) for m, t in pset.imap(data.step_timeline))  # folded in as they arrive
+    """Steps, waits in collectives and the straggler over every rank (the `ranks` command); the set's job check
+    (files of several jobs, a partial set) decides whether a straggler can be named."""
+    return analysis.build(((m.rank, t) for m, t in pset.imap(data.step_timeline)), pset.job)  # folded in as they arrive
 
 
 def classify_parts(member, rules, kernel_filter: KernelFilter) -> list[tuple]:

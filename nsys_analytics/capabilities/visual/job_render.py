@@ -38,7 +38,7 @@ def _verdict(job: JobView) -> str:
         return _section("verdict", "Verdict (ranks)", [_notes(job.head), _missing(job.missing.get("ranks"))])
     tables = job.verdict.tables()
     findings = [f'<div class="finding {_e(s)}" data-test="verdict"><p><span class="sev {_e(s)}">{_e(s)}</span> '
-                f"{_e(m)}</p></div>" for s, m in tables["findings"].rows]
+                f"{_e(m)}</p></div>" for s, m, *_ in tables["findings"].rows]
     if not findings:
         findings = ['<p class="note" data-test="verdict">No finding: the ranks are balanced.</p>']
     body = [_notes(job.verdict.head), *findings]
