@@ -319,7 +319,7 @@ def test_csv_is_one_table_the_categories_by_default():
     assert rows[0] == ["Category", "Group", "Time (ns)", "Time (%)", "Instances"]
     assert len({len(r) for r in rows}) == 1 and len(rows) > 1
     top = list(csv.reader(io.StringIO(ok_output("breakdown", GOOD, "--format", "csv", "--table", "top"))))
-    assert top[0][0] == "#"  # a position: "Rank" read as the GPU rank over rank files
+    assert top[0][0] == "Position"  # "Rank" read as the GPU rank over rank files
 
 
 def test_json_and_output_file(tmp_path):

@@ -44,7 +44,8 @@ def one_line_error(code: int, stdout: str, stderr: str, returncode: int, *words:
 
 
 @pytest.mark.parametrize("command", [["kernels", "{F}"], ["sql", str(GOOD), "-a", "b={F}", "SELECT 1"],
-                                     ["ncu", "{F}"]])
+                                     ["ncu", "{F}"], ["diff", "{F}", str(GOOD)],  # diff's process count hung on it
+                                     ["diff", "{F}", str(GOOD), "--vs", str(GOOD), "{F}"]])
 def test_named_pipe_is_refused_without_opening_it(tmp_path, command):
     fifo = tmp_path / ("pipe.ncu-rep" if command[0] == "ncu" else "pipe.sqlite")
     os.mkfifo(fifo)

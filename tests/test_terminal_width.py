@@ -175,3 +175,17 @@ def test_at_80_columns_a_table_keeps_its_main_figure_and_what_tells_rows_apart()
     classify = invoke(["classify", *ranks, "--jobs", "1"], 80)
     per_rank = classify.split("Per rank\n")[1].splitlines()
     assert per_rank[0].split()[:2] == ["Rank", "Category"], per_rank[:2]
+
+
+def test_at_80_columns_the_rank_views_keep_their_figures():
+    """`ranks --table phases` left out wait_ms, the figure behind "rank 0 waits ... in `backward`", and `nccl
+    --trace` its duration and op while keeping a name cut in the middle."""
+    from .conftest import RANKS
+
+    ranks = sorted((RANKS / "ddp_straggler").glob("*.sqlite"))
+    phases = invoke(["ranks", *ranks, "--table", "phases", "--jobs", "1"], 80).splitlines()
+    header = next(line for line in phases if line.startswith("phase"))
+    assert header.split()[:2] == ["phase", "rank"] and "wait_ms" in header, phases[:3]
+    trace = invoke(["nccl", *ranks, "--trace", "--jobs", "1"], 80).splitlines()
+    header = next(line for line in trace if line.startswith("rank"))
+    assert all(c in header.split() for c in ("rank", "op", "duration_ns", "start_ns")), trace[:3]

@@ -151,7 +151,10 @@ def one_rank_of_job(sqlite_path) -> str | None:
 
 def several_gpu_processes(sqlite_path) -> bool:
     """Whether the export holds several processes that ran kernels (a report of a whole launch: one per rank), by
-    its small context table; False where it has none, or cannot be read (its opening says why)."""
+    its small context table; False where it has none, or cannot be read (its opening says why). Only a regular
+    file is opened here: a FIFO would block."""
+    if not Path(sqlite_path).is_file():
+        return False
     try:
         con = source.connect_readonly(Path(sqlite_path))
     except (ProfileError, sqlite3.Error, OSError):
@@ -168,6 +171,8 @@ def several_gpu_processes(sqlite_path) -> bool:
 def launch_of(sqlite_path) -> tuple[str, int] | None:
     """(TORCHELASTIC_RUN_ID, WORLD_SIZE) of the job whose rank the export `sqlite_path` is (torchrun gives every
     launch its own id); None for a file of no such job, or one that cannot be read (its opening says why)."""
+    if not Path(sqlite_path).is_file():  # a FIFO would block: the opening that reads it says what it is
+        return None
     try:
         con = source.connect_readonly(Path(sqlite_path))
     except (ProfileError, sqlite3.Error, OSError):

@@ -320,9 +320,9 @@ def _rollup(columns: list[Column], rules: RuleSet, notes: list[str]) -> Result:
 def _top(column: Column, rules: RuleSet, n: int) -> Result:
     rows = [(i + 1, row.category, round(time), column.pct(time), row.instances, row.name)
             for i, (row, time) in enumerate(top_names(column, rules, n))]
-    # "#", not "Rank": over rank files a list position named Rank read as the GPU rank
+    # "Position", not "Rank": over rank files a list position named Rank read as the GPU rank
     return Result(["position", "category", "time_ns", "time_pct", "instances", "name"], rows, basis_notes([column]),
-                  ["#", "Category", "Time (ns)", "Time (%)", "Instances", "Name"])
+                  ["Position", "Category", "Time (ns)", "Time (%)", "Instances", "Name"])
 
 
 def _unique_keys(labels: list[str]) -> list[str]:

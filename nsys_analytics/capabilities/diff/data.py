@@ -183,13 +183,15 @@ def range_kernels_sql(query: str, attribution: str, steady: Steady | None = None
 
 
 def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process",
-                   with_hash: bool = False, window: str = "steady") -> list[ProfileSummary]:
+                   with_hash: bool = False, window: str = "steady", split: bool = False) -> list[ProfileSummary]:
     """One side of a comparison: a profile, or several opened as ranks through `ProfileSet` (rank ids from the
     process environment, NCCL payloads, the file name or the input order; a report of a whole launch is split
-    by process), summarized on its engine (a local process pool by default)."""
+    by process), summarized on its engine (a local process pool by default). `split`: one report of several GPU
+    processes is read as its ranks too (diff: against the rank files of a launch, it read as one rank)."""
     from ...data.profile_set import ProfileSet, several_gpu_processes
 
-    if len(paths) == 1 and not (str(paths[0]).endswith(".sqlite") and several_gpu_processes(paths[0])):
+    one = not (split and str(paths[0]).endswith(".sqlite") and several_gpu_processes(paths[0]))
+    if len(paths) == 1 and one:
         return [summarize_file(paths[0], rules, rank_of(paths[0], 0), attribution, with_hash, window=window)]
 
     return ProfileSet(paths).map(summarize_member, rules, attribution, with_hash, window)

@@ -83,9 +83,9 @@ def command(profiles, attribution, window, rules_files, name_kind, alpha, tables
     if all(len(r) == 1 for r in runs):
         # Each profile has its own DuckDB connection: two are read at the same time (DuckDB releases the GIL).
         with ThreadPoolExecutor(max_workers=2) as pool:
-            done = list(pool.map(lambda r: summarize_side(r, rules, attribution, window=window), runs))
+            done = list(pool.map(lambda r: summarize_side(r, rules, attribution, window=window, split=True), runs))
     else:
-        done = [summarize_side(r, rules, attribution, window=window) for r in runs]
+        done = [summarize_side(r, rules, attribution, window=window, split=True) for r in runs]
     report = build_diff_runs(done[:len(base_runs)], done[len(base_runs):], name_kind, alpha,
                              parse_min_effects(min_effects), strict)
     write_report(report, fmt, tables, limit, output, plot)

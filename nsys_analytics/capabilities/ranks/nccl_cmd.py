@@ -48,9 +48,10 @@ def command(profiles, scheduler, jobs, skip_bad, by_rank, combined, per_rank, by
         if trace:
             df = sets.nccl_frame(pset)
             notes = [sets.bytes_note(df)] if len(df) else ["No NCCL kernels (ncclDevKernel_* / ncclKernel_*)."]
-            result = SetResult(None, Result(list(df.columns), [tuple(_plain(v) for v in r)
-                                                               for r in df.itertuples(index=False, name=None)]),
-                               notes)
+            rows = [tuple(_plain(v) for v in r) for r in df.itertuples(index=False, name=None)]
+            # a narrow terminal keeps whose kernel, which collective, how long and when, before the name
+            keys = ("rank", "op", "duration_ns", "start_ns", "overlap_ns", "name")
+            result = SetResult(None, Result(list(df.columns), rows, key_columns=keys), notes)
         elif by == "call":
             result = sets.nccl_sum_set(pset)
         else:

@@ -75,7 +75,7 @@ def _phase_table(report) -> Result:
     p = report.phases
     columns = ["phase", "rank", "cpu_ms", "gpu_compute_ms", "nccl_ms", "nccl_beside_compute_ms", "wait_ms"]
     if p.empty:
-        return Result(columns, [])
+        return Result(columns, [], key_columns=("phase", "rank", "wait_ms", "gpu_compute_ms", "nccl_ms"))
     named = {f.get("phase") for f in report.findings if f.get("phase")}
     keep = {x for path in named for x in prefixes(str(path))}
     shown = p[(p["depth"] <= PHASE_DEPTH) | p["phase"].isin(keep)]
@@ -87,8 +87,9 @@ def _phase_table(report) -> Result:
         rows.append((r.phase, _plain(r.rank), None if pd.isna(r.cpu_ns) else round(float(r.cpu_ns) / MS, 3),
                      round(float(r.compute_ns) / MS, 3), round(float(r.comm_ns) / MS, 3),
                      round(float(r.overlap_ns) / MS, 3), round(float(r.wait_ns) / MS, 3)))
-    return Result(columns, sorted(rows, key=lambda row: (rank_of[row[0]], row[1])))
-
+    # a narrow terminal keeps the phase, the rank and the wait (the verdict's figure) first
+    return Result(columns, sorted(rows, key=lambda row: (rank_of[row[0]], row[1])),
+                  key_columns=("phase", "rank", "wait_ms", "gpu_compute_ms", "nccl_ms"))
 
 
 def _plain(v):
