@@ -125,24 +125,37 @@ def file_facts(path: str) -> FileFacts:
         con.close()
 
 
+def _peek(sqlite_path, read: Callable, default=None):
+    """`read(con, tables)` on the export at `sqlite_path`, opened read-only; `default` where it is not a regular
+    file (a FIFO would block) or cannot be read: the opening that reads it for the command says why."""
+    if not Path(sqlite_path).is_file():
+        return default
+    try:
+        con = source.connect_readonly(Path(sqlite_path))
+    except (ProfileError, sqlite3.Error, OSError):
+        return default
+    try:
+        return read(con, {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")})
+    except sqlite3.Error:
+        return default
+    finally:
+        con.close()
+
+
 def one_rank_of_job(sqlite_path) -> str | None:
     """A sentence where the export `sqlite_path` holds fewer processes than the WORLD_SIZE of the job it ran in
     (one rank's file of a distributed run): its NCCL time then includes waiting for the others, which only the
     whole set can tell. None for any other file, and for one that cannot be read (the report says why)."""
-    try:
-        con = source.connect_readonly(Path(sqlite_path))
-    except (ProfileError, sqlite3.Error, OSError):
-        return None
-    try:
-        tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    def read(con, tables):
         world = _job_facts(con, tables).get("WORLD_SIZE", "")
         if not world.isdigit() or int(world) < 2 or len(_context_processes(con, tables) or [1]) >= int(world):
             return None
-        rank = _env_rank(con, tables)
-    except sqlite3.Error:
+        return world, _env_rank(con, tables)
+
+    found = _peek(sqlite_path, read)
+    if found is None:
         return None
-    finally:
-        con.close()
+    world, rank = found
     who = f"rank {rank}" if rank is not None else "one rank"
     return (f"This file is {who} of a job of {world} ranks (WORLD_SIZE): its NCCL time includes waiting for the "
             f"slowest rank. `nsys-analytics ranks` (or `diagnose`) over every rank's file names a straggler; over "
@@ -151,38 +164,15 @@ def one_rank_of_job(sqlite_path) -> str | None:
 
 def several_gpu_processes(sqlite_path) -> bool:
     """Whether the export holds several processes that ran kernels (a report of a whole launch: one per rank), by
-    its small context table; False where it has none, or cannot be read (its opening says why). Only a regular
-    file is opened here: a FIFO would block."""
-    if not Path(sqlite_path).is_file():
-        return False
-    try:
-        con = source.connect_readonly(Path(sqlite_path))
-    except (ProfileError, sqlite3.Error, OSError):
-        return False
-    try:
-        tables = {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return "CUPTI_ACTIVITY_KIND_KERNEL" in tables and len(_context_processes(con, tables) or []) > 1
-    except sqlite3.Error:
-        return False
-    finally:
-        con.close()
+    its small context table; False where it has none, or cannot be read."""
+    return _peek(sqlite_path, lambda con, tables: "CUPTI_ACTIVITY_KIND_KERNEL" in tables
+                 and len(_context_processes(con, tables) or []) > 1, False)
 
 
 def launch_of(sqlite_path) -> tuple[str, int] | None:
     """(TORCHELASTIC_RUN_ID, WORLD_SIZE) of the job whose rank the export `sqlite_path` is (torchrun gives every
-    launch its own id); None for a file of no such job, or one that cannot be read (its opening says why)."""
-    if not Path(sqlite_path).is_file():  # a FIFO would block: the opening that reads it says what it is
-        return None
-    try:
-        con = source.connect_readonly(Path(sqlite_path))
-    except (ProfileError, sqlite3.Error, OSError):
-        return None
-    try:
-        facts = _job_facts(con, {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")})
-    except sqlite3.Error:
-        return None
-    finally:
-        con.close()
+    launch its own id); None for a file of no such job, or one that cannot be read."""
+    facts = _peek(sqlite_path, _job_facts, {})
     world, launch = facts.get("WORLD_SIZE", ""), facts.get("TORCHELASTIC_RUN_ID", "")
     return (launch, int(world)) if world.isdigit() and int(world) >= 2 and launch not in ("", "none") else None
 
@@ -295,12 +285,6 @@ def _sessions(facts: list[FileFacts], check: JobCheck) -> list[str]:
     minutes = (max(starts) - min(starts)) / 60e9
     check.mismatches.append(f"the sessions started {minutes:.1f} minutes apart; not the ranks of one job?")
     return [f"the sessions started {minutes:.1f} minutes apart"]
-
-
-def job_mismatches(facts: list[FileFacts], ranks: int) -> list[str]:
-    """Why these files may not be the ranks of one job: different launches or rendezvous, a WORLD_SIZE that differs
-    between files or from the ranks given, sessions started far apart. Empty when nothing says so."""
-    return job_check(facts, [Member(path="", rank=i, rank_source="input order") for i in range(ranks)]).mismatches
 
 
 SAME_JOB_START_NS = 300 * 10**9  # the ranks of one launch start their sessions within seconds; 5 minutes is lenient

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .summary import run_kernel_ns
+
 # report.py's Side (not imported: report imports the verdict, which imports this module); read by attribute only
 Side = Any
 
-COMMUNICATION = "communication"  # the category of NCCL's kernels (categories/kernel_categories.toml)
 LISTED = 4  # ranks named one by one in a sentence; more are summed up as a range of values
 
 
@@ -54,7 +55,7 @@ def rank_split(b: Side, n: Side) -> RankSplit | None:
         return None
     changes = []
     for rank in sorted(base):
-        (cb, nb), (cn, nn) = _per_step(base[rank]), _per_step(new[rank])
+        (cb, nb), (cn, nn) = _per_step([base[rank]]), _per_step([new[rank]])
         changes.append(RankChange(rank, cn - cb, nn - nb))
     paced_by = None
     if any(c.nccl_ns for c in changes):
@@ -64,13 +65,7 @@ def rank_split(b: Side, n: Side) -> RankSplit | None:
     return RankSplit(changes, paced_by)
 
 
-def _per_step(p) -> tuple[float, float]:
+def _per_step(rank: list) -> tuple[float, float]:
     """(compute, NCCL) kernel time per steady step of one rank."""
-    compute = nccl = 0
-    for k in p.kernel_stats("demangled"):
-        if k.category == COMMUNICATION:
-            nccl += k.stat.total_ns
-        else:
-            compute += k.stat.total_ns
-    steps = p.steps or 1
-    return compute / steps, nccl / steps
+    compute = run_kernel_ns(rank, "per step", compute_only=True)
+    return compute, run_kernel_ns(rank, "per step") - compute

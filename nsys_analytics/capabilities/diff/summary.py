@@ -143,6 +143,18 @@ class ProfileSummary:
             d["step_range"])
 
 
+COMMUNICATION = "communication"  # the category of NCCL's kernels (categories/kernel_categories.toml)
+
+
+def run_kernel_ns(run: list[ProfileSummary], unit: str, compute_only: bool = False) -> float:
+    """A run's GPU kernel time per step (its ranks' kernels summed; per run where there is no steady state);
+    `compute_only`: NCCL's kernels left out."""
+    total = sum(k.stat.total_ns for p in run for k in p.kernel_stats("demangled")
+                if not (compute_only and k.category == COMMUNICATION))
+    steps = max(p.steps for p in run) if unit == "per step" else 1
+    return total / steps
+
+
 def _stat_json(s: Stat) -> list:
     return [s.instances, s.total_ns, s.avg_ns, s.med_ns, s.min_ns, s.max_ns, s.stddev_ns, s.dist.to_json()]
 

@@ -9,9 +9,9 @@ from typing import Any
 from ...output.render import shorten_name
 from .matching import STEP_WORD, range_families
 from .noise import MIN_EFFECT_PCT, OUTSIDE_KERNELS_PCT, Judgement, judge, step_min_effect_pct
-from .rank_split import COMMUNICATION, RankChange, RankSplit, rank_split
+from .rank_split import RankChange, RankSplit, rank_split
 from .story import Row, Story, substitution
-from .summary import ProfileSummary, Stat
+from .summary import COMMUNICATION, ProfileSummary, Stat, run_kernel_ns
 
 # report.py's Side and DiffReport (not imported: report imports this module); read by attribute only
 Side = DiffReport = Any
@@ -37,15 +37,6 @@ def run_step_ns(run: list[ProfileSummary], step: str) -> float | None:
         walls += [r.wall for r in p.ranges if families.get(r.name, r.name) == step or r.name == step]
     merged = Stat.merge(walls) if walls else None
     return merged.avg_ns if merged and merged.instances else None
-
-
-def run_kernel_ns(run: list[ProfileSummary], unit: str, compute_only: bool = False) -> float:
-    """A run's GPU kernel time per step (its ranks' kernels summed; per run where there is no steady state);
-    `compute_only`: NCCL's kernels left out."""
-    total = sum(k.stat.total_ns for p in run for k in p.kernel_stats("demangled")
-                if not (compute_only and k.category == COMMUNICATION))
-    steps = max(p.steps for p in run) if unit == "per step" else 1
-    return total / steps
 
 
 def compute_only(b: Side, n: Side) -> bool:
