@@ -306,3 +306,27 @@ def test_a_report_of_a_whole_launch_is_read_as_its_ranks():
     d = ranks_diff("ddp_straggler", "ddp_whole")
     assert d["headline"]["ranks"] == [2, 2] and not d["verdict"].startswith("Warning"), d["verdict"]
     assert d["verdict"].startswith("No change beyond run-to-run noise"), d["verdict"]
+
+
+def test_folders_of_rank_files_are_runs():
+    """`diff A/ B/` reads each folder as one run's ranks, as naming its files with --base/--new does (the same
+    JSON); folders given around --vs are runs of several ranks: identical 2-rank FSDP jobs (truth: CUDA-event step
+    times within 1 %) read no change, each run's two ranks kept together."""
+    def folder(run):
+        return rank_files(run)[0].parent
+
+    assert diff(folder("fsdp2_aa_1"), folder("fsdp2_small_backward")) == ranks_diff("fsdp2_aa_1",
+                                                                                    "fsdp2_small_backward")
+    d = diff(folder(FSDP_AA[0]), folder(FSDP_AA[1]), "--vs", folder(FSDP_AA[2]))
+    assert d["verdict"].startswith("No change beyond run-to-run noise"), d["verdict"]
+    assert "mean over 2 ranks" in d["verdict"] and "2 vs 1 runs" in d["verdict"], d["verdict"]
+    assert "20 vs 10 rank steps" in d["verdict"], d["verdict"]  # 5 steps a rank (truth files), 2 ranks a run
+
+
+def test_a_folder_of_runs_folders_names_them(tmp_path):
+    """A folder that holds runs' folders, not profiles: the error names the folders that hold profiles."""
+    for run in ("fsdp2_aa_1", "fsdp2_aa_2"):
+        (tmp_path / run).symlink_to(rank_files(run)[0].parent)
+    result = CliRunner().invoke(cli, ["diff", str(tmp_path), str(rank_files("fsdp2_aa_2")[0].parent)])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "fsdp2_aa_1/ (2)" in result.output and "fsdp2_aa_2/ (2)" in result.output, result.output

@@ -325,6 +325,37 @@ def test_the_same_file_twice_is_read_once(tmp_path):
     assert any("given twice" in x or "the same file" in x for x in pset.ignored)
 
 
+def test_every_bad_file_among_many_is_named(tmp_path):
+    """Three bad files among good ones: the error names the first with what is wrong and the other two by name."""
+    (tmp_path / "report.0.sqlite").symlink_to(TRAIN)
+    (tmp_path / "report.1.sqlite").write_bytes(TRAIN.read_bytes()[:50_000])  # truncated
+    (tmp_path / "report.2.sqlite").write_bytes(b"not a database")
+    (tmp_path / "report.3.sqlite").write_bytes(b"")
+    with pytest.raises(ProfileError) as e:
+        ProfileSet([str(tmp_path)], engine=Sequential())
+    message = str(e.value)
+    assert "report.1.sqlite" in message and "(and 2 more bad file(s): report.2.sqlite, report.3.sqlite)" in message
+    assert message.endswith("go on without them")
+
+
+def test_a_folder_of_runs_folders_names_the_folders_that_hold_profiles(tmp_path):
+    """A folder holding one folder per run (and an empty one): not 'no profile' alone, but which folders hold how
+    many, to pass one of them."""
+    for run, files in (("run_a", (TRAIN, FORWARD)), ("run_b", (TRAIN,))):
+        (tmp_path / run).mkdir()
+        for i, f in enumerate(files):
+            (tmp_path / run / f"report.{i}.sqlite").symlink_to(f)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ProfileError) as e:
+        ProfileSet([str(tmp_path)], engine=Sequential())
+    assert "2 folder(s) inside it do: run_a/ (2), run_b/ (1); pass one of them" in str(e.value)
+    (tmp_path / "run_a" / "report.0.sqlite").unlink()
+    (tmp_path / "run_a" / "report.1.sqlite").unlink()
+    (tmp_path / "run_b" / "report.0.sqlite").unlink()
+    with pytest.raises(ProfileError, match="is a directory with no nsys profile in it"):
+        ProfileSet([str(tmp_path)], engine=Sequential())
+
+
 def test_one_corrupt_file_among_many_is_named_and_skip_bad_goes_on(tmp_path):
     bad = tmp_path / "report.2.sqlite"
     bad.write_bytes(TRAIN.read_bytes()[:50_000])  # truncated

@@ -9,8 +9,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import pty
 import sqlite3
 import statistics
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -22,7 +26,7 @@ from nsys_analytics.cli.main import cli
 from nsys_analytics.data.engine import Sequential
 from nsys_analytics.data.profile_set import ProfileSet
 
-from .conftest import RANKS, rank_files
+from .conftest import PROFILES, RANKS, rank_files
 from .test_ranks_mismatch import env
 
 MS = 1e6
@@ -173,6 +177,52 @@ def test_a_partial_set_that_holds_its_straggler_or_has_none_says_no_missing_wait
     assert all(f.get("kind") != "missing_rank" for f in report.findings)
     t = next(iter(truth(run_name).values()))
     assert report.straggler == (t["fault_rank"] if t["fault"] != "none" else None)
+
+
+def test_one_rank_of_a_balanced_job_says_why_no_straggler_is_named():
+    """ddp4_balanced's rank 0 alone: no rank waits long for the three not given (a balanced job, truth: no fault), so
+    no missing-rank finding; the one finding says why none is named and how to get one; the set's warning is
+    printed once."""
+    assert next(iter(truth("ddp4_balanced").values()))["fault"] == "none"
+    alone = next(f for f in rank_files("ddp4_balanced") if env(f, "RANK") == "0")
+    assert env(alone, "WORLD_SIZE") == "4"
+    findings = report_of([alone]).findings
+    assert [f["kind"] for f in findings] == ["one_rank"] and "one rank of 4 given" in findings[0]["message"]
+    assert "every rank's file" in findings[0]["fix"]
+    assert "every rank's file" in run(alone, "--table", "findings", "--format", "csv").stdout
+    # on a terminal the warning heads the report once; with stdout elsewhere it is on stderr too
+    master, slave = pty.openpty()
+    shown = subprocess.run([sys.executable, "-m", "nsys_analytics", "ranks", "--jobs", "1", str(alone)],
+                           stdout=slave, stderr=subprocess.PIPE, text=True, timeout=300)
+    os.close(slave)
+    screen = b""
+    while chunk := _read(master):
+        screen += chunk
+    os.close(master)
+    warning = "WORLD_SIZE is 4 but 1 rank was given"
+    assert shown.returncode == 0 and screen.decode().count(warning) == 1 and warning not in shown.stderr
+    assert warning in run(alone).stderr
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 1 << 16)
+    except OSError:  # the terminal's other end is closed: all is read
+        return b""
+
+
+def test_one_process_without_nccl_is_not_a_distributed_job():
+    """gpt_train (one process, single GPU): no NCCL kernel (counted with sqlite3), so `ranks` says it is not a
+    distributed job and points to diagnose, instead of an empty findings table."""
+    profile = PROFILES / "gpt_train.sqlite"
+    con = sqlite3.connect(f"file:{profile}?mode=ro", uri=True)
+    nccl = con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
+                       "WHERE s.value LIKE '%nccl%'").fetchone()[0]
+    con.close()
+    assert nccl == 0
+    result = run(profile)
+    assert result.exit_code == 0 and "(no rows)" not in result.stdout
+    assert "not a distributed job" in result.stdout and "nsys-analytics diagnose" in result.stdout
 
 
 # -- more ranks than WORLD_SIZE ----------------------------------------------------------------------------------------

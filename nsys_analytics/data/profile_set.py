@@ -401,6 +401,25 @@ def _from_folder(folder: Path, files: list[Path], ignored: list[str]) -> None:
         _classify(p, files, ignored)
 
 
+def runs_inside(folder: Path) -> str | None:
+    """What to say of a folder that holds no profile itself but folders that do (a folder of runs' folders, given
+    where one run's folder was meant): it names them; None where none does."""
+    found = []
+    try:
+        for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+            n = sum(1 for f in sub.iterdir() if f.is_file() and f.suffix in NSYS_SUFFIXES)
+            if n:
+                found.append(f"{sub.name}/ ({n})")
+    except OSError:
+        pass
+    if not found:
+        return None
+    more = f" and {len(found) - 4} more" if len(found) > 4 else ""
+    return (f"{folder}: holds no nsys profile itself, but {len(found)} folder(s) inside it do: "
+            f"{', '.join(found[:4])}{more}; pass one of them (a folder is read as one job's ranks; "
+            "`diff A/ B/` compares two)")
+
+
 _UNPACK = {".xz": "xz -dk", ".gz": "gzip -dk", ".bz2": "bzip2 -dk", ".zst": "zstd -d"}  # an export shipped packed
 
 
@@ -512,8 +531,12 @@ class ProfileSet:
         self.ignored = expanded.ignored
         self.skipped: list[str] = []
         if not expanded.files:
-            where = (f"{items[0]}: is a directory with no nsys profile in it" if len(items) == 1
-                     and Path(str(items[0])).is_dir() else "no nsys profile among the inputs")
+            folder = Path(str(items[0])) if len(items) == 1 and Path(str(items[0])).is_dir() else None
+            runs = runs_inside(folder) if folder is not None else None
+            if runs:
+                raise ProfileError(runs)
+            where = (f"{folder}: is a directory with no nsys profile in it" if folder
+                     else "no nsys profile among the inputs")
             ignored = f" (ignored: {'; '.join(self.ignored)})" if self.ignored else ""
             raise ProfileError(f"{where}{ignored}; pass .sqlite exports (`nsys export --type sqlite`) or "
                                ".nsys-rep reports")
@@ -533,8 +556,10 @@ class ProfileSet:
                 raise r
         if bad and not skip_bad:
             first = bad[0][1]
-            more = f" (and {len(bad) - 1} more bad file(s))" if len(bad) > 1 else ""
-            raise ProfileError(f"{first}{more}; or pass --skip-bad to go on without it")
+            others = [Path(str(path)).name for path, _r in bad[1:]]
+            named = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            more = f" (and {len(others)} more bad file(s): {named})" if others else ""
+            raise ProfileError(f"{first}{more}; or pass --skip-bad to go on without {'them' if others else 'it'}")
         self.skipped = [str(r) if str(p) in str(r) else f"{p}: {r}" for p, r in bad]
         good = [r for r in results if not isinstance(r, BaseException)]
         if not good:

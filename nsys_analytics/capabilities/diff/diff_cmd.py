@@ -62,7 +62,8 @@ def command(profiles, attribution, window, rules_files, name_kind, alpha, tables
     runs' means); with one run per side a change must reach a minimum effect (docs/diff.md). Kernels renamed only
     in template arguments or launch configuration (a new cuBLAS tile, cutlass -> nvjet) pair as "variant" when
     category and NVTX range agree. Several profiles per side of one run (one per rank): --base A B ... --new C D
-    ... (ranks paired by the number after "rank" in the file name, else by position). See docs/diff.md.
+    ... or a folder of the run's rank files (ranks paired by the number after "rank" in the file name, else by
+    position). See docs/diff.md.
 
     \b
     Examples:
@@ -71,6 +72,7 @@ def command(profiles, attribution, window, rules_files, name_kind, alpha, tables
       nsys-analytics diff before.sqlite after.sqlite --format csv --table ranges -o ranges.csv
       nsys-analytics diff a1.sqlite a2.sqlite a3.sqlite --vs b1.sqlite b2.sqlite b3.sqlite
       nsys-analytics diff --base b_rank0.sqlite b_rank1.sqlite --new n_rank0.sqlite n_rank1.sqlite
+      nsys-analytics diff before_run/ after_run/       # each a folder of one run's rank files
     """
     from ..categories import load_rules
     from .data import summarize_side

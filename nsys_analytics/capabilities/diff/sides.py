@@ -6,15 +6,16 @@ from __future__ import annotations
 import glob
 from pathlib import Path
 
-from ...core.errors import UsageError
+from ...core.errors import ProfileError, UsageError
 
 
 def split_sides(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """`A B` -> ([A], [B]); `--base A B --new C D` -> ([A, B], [C, D])."""
+    """`A B` -> ([A], [B]); `--base A B --new C D` -> ([A, B], [C, D]). A folder of rank files stands for its
+    profiles (one run's ranks): `diff before/ after/`."""
     if "--base" not in args and "--new" not in args:
         if len(args) != 2:
             raise UsageError("give BASE NEW, or several profiles per side as --base A B ... --new C D ...")
-        return [args[0]], [args[1]]
+        return _ranks_of(args[0]), _ranks_of(args[1])
     if "--base" not in args or "--new" not in args:
         raise UsageError("with several profiles per side give both --base A ... and --new C ...")
     sides: dict[str, list[str]] = {"--base": [], "--new": []}
@@ -28,13 +29,31 @@ def split_sides(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
             sides[current].append(arg)
     if not sides["--base"] or not sides["--new"]:
         raise UsageError("--base and --new each need at least one profile")
-    return sides["--base"], sides["--new"]
+    return ([p for arg in sides["--base"] for p in _ranks_of(arg)],
+            [p for arg in sides["--new"] for p in _ranks_of(arg)])
+
+
+def _ranks_of(arg: str) -> list[str]:
+    """A folder of nsys profiles -> its profiles, sorted (a run's ranks; ProfileSet's reading of a folder); anything
+    else, a columnar export's folder included, as given (opening it says what is wrong)."""
+    path = Path(arg)
+    if not path.is_dir():
+        return [arg]
+    from ...data import columnar
+    from ...data.profile_set import expand_inputs, runs_inside
+
+    if columnar.is_export_dir(path):
+        return [arg]
+    files = expand_inputs([arg]).files
+    if not files and (runs := runs_inside(path)):
+        raise ProfileError(runs)
+    return [str(f) for f in files] or [arg]
 
 
 def split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]]:
-    """The runs of each side: `A1 A2 --vs B1 B2` (each a profile or a glob of profiles, one run each), else
-    `split_sides` (one run per side, of one or more ranks). A profile given twice on one side is refused
-    (`refuse_repeats`)."""
+    """The runs of each side: `A1 A2 --vs B1 B2` (each a profile, a folder of one run's rank files, or a glob of
+    profiles, one run each), else `split_sides` (one run per side, of one or more ranks). A profile given twice on
+    one side is refused (`refuse_repeats`)."""
     base_runs, new_runs = _split_runs(args)
     for runs, side in ((base_runs, "base"), (new_runs, "new")):
         refuse_repeats(runs, side)
@@ -100,7 +119,7 @@ def _split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]
     base, new = _expand(args[:at]), _expand(args[at + 1:])
     if not base or not new:
         raise UsageError("--vs needs at least one profile on each side: A1 A2 ... --vs B1 B2 ...")
-    return [[p] for p in base], [[p] for p in new]
+    return [_ranks_of(p) for p in base], [_ranks_of(p) for p in new]
 
 
 def _expand(items: tuple[str, ...]) -> list[str]:

@@ -327,6 +327,8 @@ def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None)
         if len(timelines) >= 2:
             report.findings.append(_finding("info", "no straggler analysis: needs NVTX step ranges and NCCL kernels "
                                                     "on every rank", kind="no_analysis"))
+        elif not report.findings:
+            report.findings.append(_one_rank(report, job))
         return
     steps = report.steps
     in_steady = steps[steps["step"].isin(steady) & (steps["held_by"] >= 0) & (steps["held_by"] != steps["rank"])]
@@ -425,6 +427,17 @@ def _not_one_job(job: JobCheck) -> dict:
            if job.groups else "give `nsys-analytics ranks` the rank files of one run")
     return _finding("warning", f"{job.several}: not one job; the waits between them mean nothing, so no straggler is "
                                "named", kind="not_one_job", fix=fix)
+
+
+def _one_rank(report: RanksReport, job: JobCheck | None) -> dict:
+    """Why one rank's file names no straggler: a straggler is found by comparing ranks."""
+    if report.nccl_kernels:
+        world = f" of {job.world_size}" if job is not None and job.world_size else ""
+        return _finding("info", f"one rank{world} given, so no straggler analysis (it compares the ranks' steps); "
+                                "this rank's NCCL time includes any wait for the others", kind="one_rank",
+                        fix="give every rank's file: their folder, or a glob such as 'run/*.sqlite'")
+    return _finding("info", "one process and no NCCL kernels: not a distributed job, so no straggler analysis",
+                    kind="one_rank", fix="for what holds one process's GPU back, run `nsys-analytics diagnose`")
 
 
 def _unmeasured(report: RanksReport) -> dict:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from .render import RanksOutput
@@ -48,8 +50,12 @@ def command(profiles, scheduler, jobs, skip_bad, table, strict, fmt, output):
         if strict and pset.mismatches:
             raise ProfileError(f"{pset.mismatches[0]}; give the rank files of one run (without --strict: a warning)")
         check_output(output, pset, profiles)
+        # the set's warnings head the report where it is printed as text on a terminal: said there once, not
+        # twice; on stderr too where the report goes elsewhere (a file, a pipe), for the user to see
+        in_head = fmt in ("table", "markdown") and not table and not output and sys.stdout.isatty()
         for line in pset.messages():
-            click.echo(line, err=True)
+            if not (in_head and line in pset.warnings):
+                click.echo(line, err=True)
         report = build(pset)
     finally:
         engine.close()
