@@ -546,7 +546,9 @@ def test_by_range_formats_and_plot(tmp_path):
     text = ok_output("breakdown", GOOD, "--by", "range", "--range-names", "forward,backward",
                      "--range-names", "optimizer_step", "--basis", "gpu-busy", "--plot", tmp_path / "r.png")
     assert "forward (ns)" not in text and "forward (%)" in text and "optimizer_step (%)" in text
-    assert text.count("Time (%) is of, per column:") == 2 and "Top" not in text
+    # the columns' notes once, under the first table; the second says where they are
+    assert text.count("Time (%) is of, per column:") == 1 and "Top" not in text
+    assert text.count("as under the tables above") == 1
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
     wall = json.loads(ok_output("breakdown", GOOD, "--by", "range", "--basis", "wall", "--format", "json"))
     columns = wall["sections"]["categories"]["rows"][0].keys()

@@ -189,3 +189,27 @@ def test_at_80_columns_the_rank_views_keep_their_figures():
     trace = invoke(["nccl", *ranks, "--trace", "--jobs", "1"], 80).splitlines()
     header = next(line for line in trace if line.startswith("rank"))
     assert all(c in header.split() for c in ("rank", "op", "duration_ns", "start_ns")), trace[:3]
+
+
+def test_at_80_columns_the_count_outlasts_the_mean():
+    """`kernels` and `nccl`'s per-rank table at 80 columns kept Avg and left out Instances; a mean is the total over
+    the count, so the count stays and Avg goes first after the other statistics."""
+    from .conftest import PROFILES, RANKS
+
+    kernels = invoke(["kernels", PROFILES / "gpt_train.sqlite", "--limit", "3"], 80)
+    assert kernels.splitlines()[0].split()[:6] == ["Time", "(%)", "Total", "Time", "(ns)", "Instances"], kernels
+    assert "Not shown at this width: Avg (ns)" in kernels
+    ranks = sorted((RANKS / "ddp_straggler").glob("*.sqlite"))
+    per_rank = invoke(["nccl", *ranks, "--jobs", "1"], 80).split("Per rank\n")[1].splitlines()
+    assert "Instances" in per_rank[0] and "Avg" not in per_rank[0], per_rank[:2]
+
+
+def test_breakdown_over_ranks_says_its_notes_once():
+    """`breakdown` over four rank files printed each column's basis and window under every table (20 lines a
+    table at 80 columns). Now the notes come once, under the first table, and the window, the same in every column
+    but for each file's own clock, in one sentence."""
+    from .conftest import rank_files
+
+    text = invoke(["breakdown", *rank_files("ddp4_backward")], 80)
+    assert text.count("Time (%) is of, per column:") == 1 and text.count("as under the tables above") == 1
+    assert "Window of every column: the steady state" in text and "Window of ddp4" not in text

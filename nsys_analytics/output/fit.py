@@ -13,6 +13,8 @@ GAP = 2  # spaces between columns
 MIN_WIDTH = 8  # below the floors (a very narrow terminal), no name or sentence column narrower than this
 # Statistics a reader looks at last: left out first, from the right.
 _STATS = re.compile(r"\b(?:min|max|std\s*dev|stddev|std|med|median|p\d\d)\b", re.IGNORECASE)
+# Means, next: a mean is the total over the count, which the count column (Instances) tells with the total.
+_MEANS = re.compile(r"\b(?:avg|average|mean)\b", re.IGNORECASE)
 _IDS = re.compile(r"(?:grid|block)\s*xyz|category", re.IGNORECASE)  # a launch config, a kernel's category
 _MEASURE = re.compile(r"\(|%|time|_ns\b|_ms\b|_pct\b", re.IGNORECASE)  # a unit: kept longer than ids and counts
 
@@ -56,13 +58,15 @@ def _floors(headers, natural, flexible, prose, name_floor: int) -> list[int]:
 
 
 def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
-    """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then the other
-    columns not in `keys` (ids and counts before measures with a unit: `Total Time (ns)`), each from the right, the
-    first measure last; then `keys` from the least important, all but the first two. `keys`: a report's key
-    columns, most important first; by default the widest text one (the name), the first column and `rank`."""
+    """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then means (Avg:
+    the total over the count), then the other columns not in `keys` (ids and counts before measures with a unit:
+    `Total Time (ns)`), each from the right, the first measure last; then `keys` from the least important, all but
+    the first two. `keys`: a report's key columns, most important first; by default the widest text one (the name),
+    the first column and `rank`."""
     keys = key_columns(headers, natural, flexible, keys)
     rest = [i for i in reversed(range(len(headers))) if i not in keys]
     stats = [i for i in rest if _STATS.search(headers[i])]
+    stats += [i for i in rest if i not in stats and _MEANS.search(headers[i])]
     first = _first_measure(headers, keys)
     measures = [i for i in rest if i not in stats and _MEASURE.search(headers[i]) and i != first]
     return (stats + [i for i in rest if i not in stats and i not in measures and i != first] + measures
@@ -83,7 +87,7 @@ def key_columns(headers: list[str], natural: list[int], flexible: list[bool], ke
 def _first_measure(headers: list[str], keys: list[int]) -> int | None:
     """The leftmost column with a unit that is not a statistic or a key: the table's main figure."""
     return next((i for i, h in enumerate(headers) if i not in keys and _MEASURE.search(h)
-                 and not _STATS.search(h)), None)
+                 and not _STATS.search(h) and not _MEANS.search(h)), None)
 
 
 def _total(shown: list[int], widths) -> int:

@@ -256,7 +256,16 @@ def basis_notes(columns: Sequence[Column]) -> list[str]:
         window = [f"Window: {columns[0].window}."] if columns[0].window else []
         return [f"Time (%) is of {columns[0].basis.text}."] + window
     windows = [f"Window of {c.label}: {c.window}." for c in columns if c.window]
+    spans = [_SPAN.search(c.window) for c in columns]
+    if len(windows) == len(columns) and all(spans) and len({_SPAN.sub("", c.window) for c in columns}) == 1:
+        # the same window in every column but its times, each on its own file's clock: said once
+        first, last = min(spans, key=lambda m: float(m[1]))[1], max(spans, key=lambda m: float(m[2]))[2]
+        span = f", {first}-{last} s over the columns, each on its own file's clock"
+        windows = [f"Window of every column: {_SPAN.sub(span, columns[0].window)}."]
     return ["Time (%) is of, per column:"] + [f"{c.label}: {c.basis.text}." for c in columns] + windows
+
+
+_SPAN = re.compile(r", (\d+\.\d+)-(\d+\.\d+) s")  # a window's time span in its text (nvtx/steady.py)
 
 
 def _matrix(columns, rules, rows_of, order: list[str], first: str, notes: list[str]) -> Result:
