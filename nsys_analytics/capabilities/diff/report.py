@@ -312,8 +312,8 @@ def _kernel_table(b: Side, n: Side, contexts: tuple[dict, dict], alpha: float,
     tests = [mann_whitney(base[1].dist, new[1].dist) if base and new else None for _, _, base, new, _ in entries]
     q_values = _q_values(tests, alpha)
     per = (b.per, n.per)
-    rows = [_kernel_row(*part, test, q, alpha, per) for entry, test, q in zip(entries, tests, q_values)
-            for part in _split_entry(entry, splits)]
+    rows = [_kernel_row(*part, test, q, alpha, per, _as_many(entry, per))
+            for entry, test, q in zip(entries, tests, q_values) for part in _split_entry(entry, splits)]
     rows.sort(key=lambda r: (-abs(r[5]), r[-1]))
     return Result(list(KERNEL_COLUMNS), rows, headers=_headers(KERNEL_COLUMNS, b.unit))
 
@@ -325,11 +325,20 @@ def _headers(columns: dict[str, str], unit: str) -> list[str]:
             .replace("Change (ns)", f"Change (ns{short})") for h in columns.values()]
 
 
-def _kernel_row(status, name, base, new, context, test, q, alpha, per) -> tuple:
+def _as_many(entry: tuple, per: tuple[float, float]) -> bool:
+    """Whether a kernel on both sides ran as many times per step (or run) on each: a range that has it on one
+    side only then lost or gained it to another range ("moved"), not the run."""
+    status, _name, base, new, _context = entry
+    return (status == "changed" and base is not None and new is not None
+            and abs(base[1].instances / per[0] - new[1].instances / per[1]) < 1e-9)
+
+
+def _kernel_row(status, name, base, new, context, test, q, alpha, per, as_many: bool = False) -> tuple:
     category = (new or base)[0]
     bs, ns = base[1] if base else None, new[1] if new else None
-    if base is None or new is None:
-        status = {"changed": "appeared" if base is None else "disappeared"}.get(status, status)  # in this range
+    if base is None or new is None:  # in this range, on one side only
+        status = ({"changed": "moved in" if base is None else "moved out"} if as_many else
+                  {"changed": "appeared" if base is None else "disappeared"}).get(status, status)
     if status == "changed" and bs.instances / per[0] == ns.instances / per[1] and (q is None or q >= alpha):
         status = "same"  # as many instances per step, durations within noise
     return (status, category, context, *_compare(bs, ns, per), *_test_cells(test, q, alpha), name)

@@ -4,6 +4,7 @@ substitution, diff/story.py, else the range, category and kernel that weigh most
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from ...output.render import shorten_name
@@ -282,13 +283,22 @@ def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> Story | None:
 
 
 
+_MOVED = ("moved in", "moved out")  # a kernel's part in a range that another range held on the other side
+
+
 def _where(report: DiffReport, sign: int) -> str | None:
     """The range and category, then the kernel, whose change weighs most in the kernel time's direction."""
     skip = {"total", COMMUNICATION} if report.headline.get("kernel_scope") == "compute" else {"total"}
     cell = None
     if report.range_categories is not None:
-        cell = next((r for r in report.range_categories.rows
-                     if r[4] * sign > 0 and WARMUP_WORD not in r[0].lower() and r[1] not in skip), None)
+        # a kernel that moved between ranges changed where its time is, not the time: its part is left out
+        moved: dict[tuple, float] = defaultdict(float)
+        for r in report.kernels.rows:
+            if r[0] in _MOVED:
+                moved[(r[2], r[1])] += r[5]
+        cells = [(*r[:4], r[4] - moved[(r[0], r[1])]) for r in report.range_categories.rows]
+        cell = max((r for r in cells if r[4] * sign > 0 and WARMUP_WORD not in r[0].lower() and r[1] not in skip),
+                   key=lambda r: abs(r[4]), default=None)
     if cell is None:
         cat = next((r for r in report.categories.rows if r[0] not in skip and r[3] * sign > 0), None)
         if cat is None:
@@ -297,7 +307,7 @@ def _where(report: DiffReport, sign: int) -> str | None:
     else:
         place, category, delta = f"{cell[1]} kernels in {cell[0]}", cell[1], cell[4]
     text = f"{place} ({_signed_ms(delta)})"
-    rows = report.kernels.rows
+    rows = [r for r in report.kernels.rows if r[0] not in _MOVED]
     kernel = next((r for r in rows if r[1] == category and r[5] * sign > 0
                    and (cell is None or r[2] == cell[0])), None)
     kernel = kernel or next((r for r in rows if r[1] == category and r[5] * sign > 0), None)
@@ -319,7 +329,8 @@ def _kernel_phrase(row: tuple) -> str:
     if status == "variant":
         old, new = _distinct(*name.split(" -> ", 1))
         return f"{old} -> {new} ({_signed_ms(row[5])})"
-    word = {"appeared": "new ", "disappeared": "gone: "}.get(status, "")
+    word = {"appeared": "new ", "disappeared": "gone: ", "moved in": "moved in from another range: ",
+            "moved out": "moved out to another range: "}.get(status, "")
     return f"{word}{verdict_name(name)} ({_signed_ms(row[5])})"
 
 
