@@ -65,3 +65,41 @@ def test_one_rank_alone_is_a_partial_set_with_its_own_nccl_time_per_range():
     one, both = nccl(alone, 1), nccl(whole, 1)
     assert one["backward"] > 0 and one == {phase: both[phase] for phase in one}  # the whole job names one more path
     assert all(p["wait_ms"] == 0 for p in json.loads(alone.stdout)["phases"])
+
+
+def _moved_session(src, dst, minutes: float, drop_launch_id: bool = False):
+    """A copy of a rank file whose session started `minutes` later (TARGET_INFO_SESSION_START_TIME), and without
+    its launch id where `drop_launch_id`."""
+    import shutil
+
+    shutil.copyfile(src, dst)
+    con = sqlite3.connect(dst)
+    con.execute("UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + ?", (int(minutes * 60e9),))
+    if drop_launch_id:
+        con.execute("DELETE FROM META_DATA_CAPTURE WHERE value LIKE 'TORCHELASTIC_RUN_ID=%'")
+    con.commit()
+    con.close()
+    return dst
+
+
+def test_sessions_far_apart_only_warn_where_one_launch_id_says_one_job(tmp_path):
+    """Two ranks of one torchrun launch (one TORCHELASTIC_RUN_ID) whose sessions started 10 minutes apart: a
+    warning, not "not one job" (the launch id says one job); the same files without their launch ids are files
+    of several jobs, and no straggler is named across them."""
+    first, second = rank_files("fsdp2_aa_1")
+    assert env(first, "TORCHELASTIC_RUN_ID") == env(second, "TORCHELASTIC_RUN_ID") != ""
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / first.name).symlink_to(first)
+    _moved_session(second, one / second.name, 10)
+    result = run(one, "--jobs", "1", "--format", "json")
+    assert result.exit_code == 0 and "the sessions started 10.0 minutes apart" in result.stderr, result.output
+    assert "not_one_job" not in [f.get("kind") for f in json.loads(result.stdout)["findings"]]
+    apart = tmp_path / "apart"
+    apart.mkdir()
+    _moved_session(first, apart / first.name, 0, drop_launch_id=True)
+    _moved_session(second, apart / second.name, 10, drop_launch_id=True)
+    assert env(apart / second.name, "TORCHELASTIC_RUN_ID") == ""
+    doc = json.loads(run(apart, "--jobs", "1", "--format", "json").stdout)
+    assert [f.get("kind") for f in doc["findings"]] == ["not_one_job"]
+    assert "the sessions started 10.0 minutes apart" in doc["findings"][0]["message"]
