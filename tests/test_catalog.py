@@ -323,7 +323,8 @@ def test_a_forked_catalog_process_stores_what_the_thread_stores(db, tmp_path):
     again = _own_process("runs", "add", TRAIN, "--db", db)
     assert again.stdout.strip() == f"already stored as run 1: {TRAIN}" and again.returncode == 0
     ranks = _own_process("runs", "add", TRAIN, FORWARD, "--ranks", "--db", db)  # summarized by a process pool
-    assert ranks.stdout.strip() == f"added run 3: {TRAIN} + {FORWARD}" and ranks.returncode == 0, ranks.stderr
+    assert ranks.stdout.strip() == f"added run 3: {TRAIN} + {FORWARD} (2 ranks)", ranks.stderr
+    assert ranks.returncode == 0
     threaded = str(tmp_path / "threaded.db")
     runs("add", TRAIN, SDPA, "--tag", "branch=main", db=threaded)
     runs("add", TRAIN, FORWARD, "--ranks", db=threaded)
@@ -412,6 +413,18 @@ def test_a_plot_name_that_is_no_png_is_refused_before_any_output(db):
     runs("add", TRAIN, db=db)
     result = CliRunner().invoke(cli, ["runs", "trend", "--plot", "x.jpg", "--db", db])
     assert result.exit_code == 2 and result.stdout == "" and "give a file name ending in .png" in result.stderr
+
+
+def test_a_folder_is_one_run_of_its_rank_files(db):
+    """`runs add A/ B/` stores each folder's rank files as one run, as `runs add A/* --ranks` does: adding the files
+    with --ranks afterwards finds the same run."""
+    from .conftest import rank_files
+
+    folders = [rank_files(run)[0].parent for run in ("fsdp2_aa_1", "fsdp2_aa_2")]
+    out = runs("add", *folders, db=db)
+    assert out.splitlines() == [f"added run 1: {folders[0]} (2 ranks)", f"added run 2: {folders[1]} (2 ranks)"]
+    again = runs("add", *rank_files("fsdp2_aa_2"), "--ranks", db=db)
+    assert again.startswith("already stored as run 2: "), again
 
 
 def test_a_passing_step_gate_over_ranks_names_runs_diff_not_metric_kernels(db):

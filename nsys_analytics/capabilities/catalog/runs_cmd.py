@@ -84,17 +84,21 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
     Examples:
       nsys-analytics runs add run.sqlite --tag branch=main
       nsys-analytics runs add rank0.sqlite rank1.sqlite --ranks --tag job=42
+      nsys-analytics runs add run_42/ --tag job=42           # a folder of one run's rank files
       nsys-analytics runs add run.sqlite --attribution process --diagnose
     """
     from .writer import CatalogWriter
     from ...cli import main
 
-    tags = _tags(tag_items)
-    groups = [list(profiles)] if ranks else [[p] for p in profiles]
-    if not ranks:
-        from ..diff.sides import refuse_ranks_as_runs
+    from ..diff.sides import ranks_of, refuse_ranks_as_runs
 
-        refuse_ranks_as_runs(groups, "", "add a job's rank files together with --ranks (one run)")
+    tags = _tags(tag_items)
+    # a folder stands for its rank files, one run (as in diff); --ranks makes every profile given one run
+    named = [(p, ranks_of(p)) for p in profiles]
+    groups = [[f for _p, files in named for f in files]] if ranks else [files for _p, files in named]
+    shown = [" + ".join(p for p, _f in named)] if ranks else [p for p, _f in named]
+    if not ranks:
+        refuse_ranks_as_runs(groups, "", "add a job's rank files together with --ranks (one run), or their folder")
     # SQLAlchemy's import and the catalog's opening overlap the profile's summary (a second process where it can be
     # forked: catalog/writer.py); nothing here may import SQLAlchemy.
     with CatalogWriter(db, fork=main.OWN_PROCESS) as writer:
@@ -102,11 +106,12 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
         from ..categories import load_rules
 
         rules = load_rules(rules_files)
-        for paths in groups:
+        for paths, what in zip(groups, shown):
             summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
             run_id, added = writer.add(summaries, tags, found)
-            what = " + ".join(paths)
-            click.echo(f"added run {run_id}: {what}" if added else f"already stored as run {run_id}: {what}")
+            ranks_in = f" ({len(summaries)} ranks)" if len(summaries) > 1 else ""
+            click.echo(f"added run {run_id}: {what}{ranks_in}" if added
+                       else f"already stored as run {run_id}: {what}")
 
 
 def _when(text: str | None) -> datetime | None:

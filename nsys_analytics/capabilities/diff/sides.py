@@ -15,7 +15,7 @@ def split_sides(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
     if "--base" not in args and "--new" not in args:
         if len(args) != 2:
             raise UsageError("give BASE NEW, or several profiles per side as --base A B ... --new C D ...")
-        return _ranks_of(args[0]), _ranks_of(args[1])
+        return ranks_of(args[0]), ranks_of(args[1])
     if "--base" not in args or "--new" not in args:
         raise UsageError("with several profiles per side give both --base A ... and --new C ...")
     sides: dict[str, list[str]] = {"--base": [], "--new": []}
@@ -29,11 +29,11 @@ def split_sides(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
             sides[current].append(arg)
     if not sides["--base"] or not sides["--new"]:
         raise UsageError("--base and --new each need at least one profile")
-    return ([p for arg in sides["--base"] for p in _ranks_of(arg)],
-            [p for arg in sides["--new"] for p in _ranks_of(arg)])
+    return ([p for arg in sides["--base"] for p in ranks_of(arg)],
+            [p for arg in sides["--new"] for p in ranks_of(arg)])
 
 
-def _ranks_of(arg: str) -> list[str]:
+def ranks_of(arg: str) -> list[str]:
     """A folder of nsys profiles -> its profiles, sorted (a run's ranks; ProfileSet's reading of a folder); anything
     else, a columnar export's folder included, as given (opening it says what is wrong)."""
     path = Path(arg)
@@ -119,7 +119,7 @@ def _split_runs(args: tuple[str, ...]) -> tuple[list[list[str]], list[list[str]]
     base, new = _expand(args[:at]), _expand(args[at + 1:])
     if not base or not new:
         raise UsageError("--vs needs at least one profile on each side: A1 A2 ... --vs B1 B2 ...")
-    return [_ranks_of(p) for p in base], [_ranks_of(p) for p in new]
+    return [ranks_of(p) for p in base], [ranks_of(p) for p in new]
 
 
 def _expand(items: tuple[str, ...]) -> list[str]:
