@@ -25,8 +25,10 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from nsys_analytics import open as open_profile
+from nsys_analytics.cli.main import cli
 from nsys_analytics.data.engine import LocalPool, Sequential
 from nsys_analytics.core.errors import ProfileError
 from nsys_analytics.capabilities.kernels.report import kernel_summary
@@ -349,6 +351,9 @@ def test_a_folder_of_runs_folders_names_the_folders_that_hold_profiles(tmp_path)
     with pytest.raises(ProfileError) as e:
         ProfileSet([str(tmp_path)], engine=Sequential())
     assert "2 folder(s) inside it do: run_a/ (2), run_b/ (1); pass one of them" in str(e.value)
+    for command in ("kernels", "breakdown", "ranks"):  # breakdown expands its folders itself
+        result = CliRunner().invoke(cli, [command, str(tmp_path)])
+        assert result.exit_code == 1 and "inside it do: run_a/ (2), run_b/ (1)" in result.output, (command, result)
     (tmp_path / "run_a" / "report.0.sqlite").unlink()
     (tmp_path / "run_a" / "report.1.sqlite").unlink()
     (tmp_path / "run_b" / "report.0.sqlite").unlink()
