@@ -91,6 +91,7 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
     from ...cli import main
 
     from ..diff.sides import ranks_of, refuse_ranks_as_runs
+    from ...core.words import plural
 
     tags = _tags(tag_items)
     # a folder stands for its rank files, one run (as in diff); --ranks makes every profile given one run
@@ -109,7 +110,7 @@ def add(profiles, tag_items, ranks, attribution, with_diagnose, rules_files, db)
         for paths, what in zip(groups, shown):
             summaries, found = summarize_run(paths, rules, attribution, with_diagnose)
             run_id, added = writer.add(summaries, tags, found)
-            ranks_in = f" ({len(summaries)} ranks)" if len(summaries) > 1 else ""
+            ranks_in = f" ({plural(len(summaries), 'rank')})" if len(summaries) > 1 else ""
             click.echo(f"added run {run_id}: {what}{ranks_in}" if added
                        else f"already stored as run {run_id}: {what}")
 
