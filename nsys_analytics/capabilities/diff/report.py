@@ -312,8 +312,11 @@ def _kernel_table(b: Side, n: Side, contexts: tuple[dict, dict], alpha: float,
     tests = [mann_whitney(base[1].dist, new[1].dist) if base and new else None for _, _, base, new, _ in entries]
     q_values = _q_values(tests, alpha)
     per = (b.per, n.per)
-    rows = [_kernel_row(*part, test, q, alpha, per, _as_many(entry, per))
-            for entry, test, q in zip(entries, tests, q_values) for part in _split_entry(entry, splits)]
+    rows = []
+    for entry, test, q in zip(entries, tests, q_values):
+        parts = _split_entry(entry, splits)
+        moves = _moves(parts, per) if _as_many(entry, per) else {}
+        rows += [_kernel_row(*part, test, q, alpha, per, moves.get(part[4])) for part in parts]
     rows.sort(key=lambda r: (-abs(r[5]), r[-1]))
     return Result(list(KERNEL_COLUMNS), rows, headers=_headers(KERNEL_COLUMNS, b.unit))
 
@@ -333,12 +336,33 @@ def _as_many(entry: tuple, per: tuple[float, float]) -> bool:
             and abs(base[1].instances / per[0] - new[1].instances / per[1]) < 1e-9)
 
 
-def _kernel_row(status, name, base, new, context, test, q, alpha, per, as_many: bool = False) -> tuple:
+def _moves(parts: list[tuple], per: tuple[float, float]) -> dict[str | None, str]:
+    """{range: status} for the ranges that hold a kernel on one side only, where it ran as many times per step on
+    both sides: where it went ("moved to :backward") or where it came from ("moved from :loss"), the ranges
+    that gained (lost) instances per step, most first; None is the part in no range."""
+    def count(stat: tuple[str, Stat] | None, divisor: float) -> float:
+        return stat[1].instances / divisor if stat else 0.0
+
+    gained = {part[4]: count(part[3], per[1]) - count(part[2], per[0]) for part in parts}
+    to = sorted((r for r, d in gained.items() if d > 1e-9), key=lambda r: -gained[r])
+    came_from = sorted((r for r, d in gained.items() if d < -1e-9), key=lambda r: gained[r])
+    moves = {}
+    for _status, _name, base, new, rng in parts:
+        if (base is None) != (new is None):
+            moves[rng] = f"moved from {_range_list(came_from)}" if base is None else f"moved to {_range_list(to)}"
+    return moves
+
+
+def _range_list(ranges: list[str | None]) -> str:
+    return ", ".join(r if r is not None else "no range" for r in ranges) or "another range"
+
+
+def _kernel_row(status, name, base, new, context, test, q, alpha, per, moved: str | None = None) -> tuple:
+    """One kernel's row in one range; `moved`: its status where it ran as often but in other ranges (`_moves`)."""
     category = (new or base)[0]
     bs, ns = base[1] if base else None, new[1] if new else None
-    if base is None or new is None:  # in this range, on one side only
-        status = ({"changed": "moved in" if base is None else "moved out"} if as_many else
-                  {"changed": "appeared" if base is None else "disappeared"}).get(status, status)
+    if (base is None or new is None) and status == "changed":  # in this range, on one side only
+        status = moved or ("appeared" if base is None else "disappeared")
     if status == "changed" and bs.instances / per[0] == ns.instances / per[1] and (q is None or q >= alpha):
         status = "same"  # as many instances per step, durations within noise
     return (status, category, context, *_compare(bs, ns, per), *_test_cells(test, q, alpha), name)

@@ -282,20 +282,40 @@ def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> Story | None:
     return substitution(rows, only[0], only[1], (total[1], total[2]))
 
 
+def _moved_ns(rows: list[tuple]) -> list[float]:
+    """Per kernel row, the part of its change that a move between ranges made, not the kernel, for a kernel that ran
+    as often but in other ranges (it has `moved to` / `moved from` rows): all of a `moved to` row's change (the time
+    it left behind), and of its other rows the instances gained or lost at the kernel's base mean. What is left, its
+    change of speed where it runs, stays the range's."""
+    moving = {r[-1] for r in rows if r[0].startswith("moved ")}
+    base_ns: dict[str, float] = defaultdict(float)
+    base_count: dict[str, float] = defaultdict(float)
+    for r in rows:
+        if r[-1] in moving:
+            base_ns[r[-1]] += r[3]
+            base_count[r[-1]] += r[7]
 
-_MOVED = ("moved in", "moved out")  # a kernel's part in a range that another range held on the other side
+    def moved(r: tuple) -> float:
+        if r[-1] not in moving or not base_count[r[-1]]:
+            return 0.0
+        if r[0].startswith("moved to "):
+            return r[5]
+        brought = (r[8] - r[7]) * base_ns[r[-1]] / base_count[r[-1]]
+        return brought if abs(r[5] - brought) >= 1 else r[5]  # under 1 ns: the division's rounding, no change
+
+    return [moved(r) for r in rows]
 
 
 def _where(report: DiffReport, sign: int) -> str | None:
     """The range and category, then the kernel, whose change weighs most in the kernel time's direction."""
     skip = {"total", COMMUNICATION} if report.headline.get("kernel_scope") == "compute" else {"total"}
+    # a kernel that moved between ranges changed where its time is, not the time: that part is left out
+    rows = [(r, r[5] - m) for r, m in zip(report.kernels.rows, _moved_ns(report.kernels.rows))]
     cell = None
     if report.range_categories is not None:
-        # a kernel that moved between ranges changed where its time is, not the time: its part is left out
         moved: dict[tuple, float] = defaultdict(float)
-        for r in report.kernels.rows:
-            if r[0] in _MOVED:
-                moved[(r[2], r[1])] += r[5]
+        for r, change in rows:
+            moved[(r[2], r[1])] += r[5] - change
         cells = [(*r[:4], r[4] - moved[(r[0], r[1])]) for r in report.range_categories.rows]
         cell = max((r for r in cells if r[4] * sign > 0 and WARMUP_WORD not in r[0].lower() and r[1] not in skip),
                    key=lambda r: abs(r[4]), default=None)
@@ -307,12 +327,11 @@ def _where(report: DiffReport, sign: int) -> str | None:
     else:
         place, category, delta = f"{cell[1]} kernels in {cell[0]}", cell[1], cell[4]
     text = f"{place} ({_signed_ms(delta)})"
-    rows = [r for r in report.kernels.rows if r[0] not in _MOVED]
-    kernel = next((r for r in rows if r[1] == category and r[5] * sign > 0
-                   and (cell is None or r[2] == cell[0])), None)
-    kernel = kernel or next((r for r in rows if r[1] == category and r[5] * sign > 0), None)
+    candidates = sorted((rc for rc in rows if rc[0][1] == category and rc[1] * sign > 0), key=lambda rc: -abs(rc[1]))
+    kernel = next((rc for rc in candidates if cell is None or rc[0][2] == cell[0]), None)
+    kernel = kernel or next(iter(candidates), None)
     if kernel is not None:
-        text += f": {_kernel_phrase(kernel)}"
+        text += f": {_kernel_phrase(*kernel)}"
     if category == COMMUNICATION and sign > 0:
         text += "; " + _WAIT_WORDS
     return text
@@ -324,14 +343,16 @@ def verdict_name(name: str) -> str:
     return shorten_name(name, _VERDICT_NAME, _NAME_LEVEL)
 
 
-def _kernel_phrase(row: tuple) -> str:
+def _kernel_phrase(row: tuple, change: float) -> str:
+    """A kernel row and its change (a moved kernel's own, `_moved_ns`) for the sentence."""
     status, name = row[0], row[-1]
     if status == "variant":
         old, new = _distinct(*name.split(" -> ", 1))
-        return f"{old} -> {new} ({_signed_ms(row[5])})"
-    word = {"appeared": "new ", "disappeared": "gone: ", "moved in": "moved in from another range: ",
-            "moved out": "moved out to another range: "}.get(status, "")
-    return f"{word}{verdict_name(name)} ({_signed_ms(row[5])})"
+        return f"{old} -> {new} ({_signed_ms(change)})"
+    if status.startswith("moved "):  # its change of speed where it runs now
+        return f"{verdict_name(name)} ({_signed_ms(change)}; {status})"
+    word = {"appeared": "new ", "disappeared": "gone: "}.get(status, "")
+    return f"{word}{verdict_name(name)} ({_signed_ms(change)})"
 
 
 def _distinct(old: str, new: str, context: int = 16) -> tuple[str, str]:
