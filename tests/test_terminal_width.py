@@ -213,3 +213,107 @@ def test_breakdown_over_ranks_says_its_notes_once():
     text = invoke(["breakdown", *rank_files("ddp4_backward")], 80)
     assert text.count("Time (%) is of, per column:") == 1 and text.count("as under the tables above") == 1
     assert "Window of every column: the steady state" in text and "Window of ddp4" not in text
+
+
+def _table(text: str, title: str, first: str) -> list[str]:
+    """The lines of the table under `title` in `text` whose header starts with `first`: header, rule and rows."""
+    lines = text.split(f"{title}\n", 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[start:end]
+
+
+def test_at_80_columns_the_count_outlasts_the_share():
+    """`nccl --by name` and `kernels` over ranks kept Time (%) at 80 columns and left out Instances, and breakdown's
+    top kernels kept the list's Position and left out both. A share is its total over the rows' sum (the total is
+    shown), a position is the row's order; how many times a collective or kernel ran nothing else tells."""
+    from .conftest import RANKS, rank_files
+
+    ranks = sorted((RANKS / "ddp_straggler").glob("*.sqlite"))
+    for args in (["nccl", *ranks, "--by", "name"], ["kernels", *ranks]):
+        header = _table(invoke([*args, "--jobs", "1"], 80), "Per rank", "Rank")[0].split()
+        assert header[:4] == ["Rank", "Total", "Time", "(ns)"] and "Instances" in header, (args[0], header)
+    top = _table(invoke(["breakdown", *rank_files("ddp4_backward")], 80), "Top 8 non-matmul kernels: ddp4_backward.0",
+                 "Category")
+    assert top[0].split() == ["Category", "Time", "(ns)", "Instances", "Name"], top[:3]
+
+
+def test_breakdown_over_four_ranks_fits_80_columns():
+    """`breakdown` over four rank files showed three of its four rank columns at 80 columns (`ddp4_backward.3 (%)`
+    named as left out) and each rank's window under its top kernels again. Now the columns are headed by what tells
+    the files apart (`0 (%)`), the window is said once, and no line is wider than 80; wider, the table is whole."""
+    from .conftest import rank_files
+
+    files = rank_files("ddp4_backward")
+    text = invoke(["breakdown", *files], 80)
+    categories = text.split("Matmul vs non-matmul")[0]
+    assert _table(text, "GPU time by category", "Category")[0].split() == [
+        "Category", "0", "(%)", "1", "(%)", "2", "(%)", "3", "(%)"], categories[:300]
+    assert "Not shown" not in categories and 'Columns: their names after "ddp4_backward."' in categories
+    assert text.count("Window") == 1 and text.count("Time (%) is of") == 1, text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    wide = invoke(["breakdown", *files], 200)
+    assert "ddp4_backward.3 (%)" in wide and "Columns: their names" not in wide
+
+
+@pytest.mark.parametrize("args", [["kernels", "gpt_train.sqlite"], ["kernels", "ddp4_backward"],
+                                  ["nccl", "ddp4_backward", "--by", "name"], ["classify", "ddp4_backward"]])
+def test_at_80_columns_names_are_cut_not_wrapped(args):
+    """At 80 columns a kernel name that fitted two lines of its column wrapped onto the second, and cuBLAS names that
+    differ in the middle (layout, tile) and at the end (split_k) wrapped whole over three. Every row is one line
+    now, each name shortened to a text that no other name of its table shows, cuBLAS ones to their layout and tile
+    (`…tn_n_tilesize64x64x8_…e_kernel__5x_cublas`)."""
+    from .conftest import PROFILES, rank_files
+
+    command, what, *rest = args
+    inputs = [PROFILES / what] if what.endswith(".sqlite") else list(rank_files(what))
+    text = invoke([command, *inputs, *rest], 80)
+    tables = [t for t in text.split("\n\n") if "  Name\n" in t or "  Name " in t.split("\n")[0]]
+    assert tables, text[:500]
+    for table in tables:
+        lines = table.splitlines()
+        header = lines[0] if "Name" in lines[0] else lines[1]
+        rows = lines[lines.index(header) + 2:]
+        name_at = header.index("Name")
+        assert all(row[:name_at].strip() for row in rows), [r for r in rows if not r[:name_at].strip()][:3]
+        assert all(len(row) <= 80 for row in rows)
+        if "Rank" not in header:  # one row per name: every name its own text
+            names = [row[name_at:] for row in rows]
+            assert len(set(names)) == len(names), names
+    if what == "gpt_train.sqlite":
+        assert "…tn_n_tilesize64x64x8_" in text and "…nn_n_tilesize64x64x8_" in text
+
+
+def test_at_80_columns_a_variant_pair_takes_a_side_a_line():
+    """`diff`'s variant kernels (`old -> new`) at 80 columns kept both cuBLAS names whole and wrapped them over five
+    lines, the arrow broken in two (`-` / `> nvjet…`). Now each side is shortened to a line of its own, the first
+    ending with the arrow, and each shown side still reads as its own kernel's name (checked against the CSV's
+    whole names) and as no other side of the table."""
+    from .conftest import PROFILES
+
+    args = ["diff", PROFILES / "gpt_train.sqlite", PROFILES / "gpt_sdpa_train.sqlite", "--table", "kernels"]
+    whole = list(csv.DictReader(io.StringIO(invoke([*args, "--format", "csv"], None))))[:20]  # the table's order
+    pairs = [r["Name"].split(" -> ") for r in whole if r["Name"].count(" -> ") == 1]
+    assert len(pairs) >= 5, whole[:3]
+    text = invoke([*args, "--limit", "20"], 80)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    lines = _table(text, "Kernels (largest change first)", "Range")
+    name_at = lines[0].index("Name")
+    shown = [(line[name_at:-3], lines[k + 1][name_at:]) for k, line in enumerate(lines) if line.endswith(" ->")]
+    assert len(shown) == len(pairs), (shown, pairs)
+    assert len(lines) == 2 + len(whole) + len(pairs)  # a line a row, two a pair
+    sides = {s for pair in pairs for s in pair}
+    for (old, new), (old_text, new_text) in zip(pairs, shown):
+        for name, text in ((old, old_text), (new, new_text)):
+            assert [s for s in sides if _reads_as(s, text)] == [name], (name, text)
+
+
+def _reads_as(name: str, text: str) -> bool:
+    """Whether `name` reads as `text`, a name shortened with `…` (a cut, or collapsed brackets `<…>`, `(…)`), once
+    the shortening's other rules are applied by hand: namespaces (`at::native::`) and casts (`(int)4`) left out,
+    `(instance 1)]` as `#1]`."""
+    casts, spaces = r"\((?:unsigned )?(?:int|long|char|bool)\)(?=[-\d])", r"\b\w+::(?!\[)"
+    forms = {re.sub(r" \(instance (\d+)\)\]", r"#\1]", re.sub(rule, "", name))  # nvcc's lambda numbering
+             for rule in (casts, spaces, f"{casts}|{spaces}", "$^")}
+    pattern = ".*?".join(map(re.escape, text.split("…")))
+    return any(re.fullmatch(pattern, n, re.DOTALL) for n in forms)

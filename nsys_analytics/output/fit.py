@@ -17,6 +17,9 @@ _STATS = re.compile(r"\b(?:min|max|std\s*dev|stddev|std|med|median|p\d\d)\b", re
 _MEANS = re.compile(r"\b(?:avg|average|mean)\b", re.IGNORECASE)
 _IDS = re.compile(r"(?:grid|block)\s*xyz|category", re.IGNORECASE)  # a launch config, a kernel's category
 _MEASURE = re.compile(r"\(|%|time|_ns\b|_ms\b|_pct\b", re.IGNORECASE)  # a unit: kept longer than ids and counts
+_SHARES = re.compile(r"%|_pct\b", re.IGNORECASE)  # a share of the rows' summed total (Time (%))
+_COUNTS = re.compile(r"\b(?:instances|calls|count)\b", re.IGNORECASE)  # how many: not told by any other column
+_POSITIONS = re.compile(r"position|#", re.IGNORECASE)  # a row's place in the list, which the order of the rows tells
 
 
 @dataclass
@@ -58,19 +61,25 @@ def _floors(headers, natural, flexible, prose, name_floor: int) -> list[int]:
 
 
 def drop_order(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
-    """The columns that may be left out, first to go first: statistics (Min, Max, StdDev, ...), then means (Avg:
-    the total over the count), then the other columns not in `keys` (ids and counts before measures with a unit:
-    `Total Time (ns)`), each from the right, the first measure last; then `keys` from the least important, all but
-    the first two. `keys`: a report's key columns, most important first; by default the widest text one (the name),
-    the first column and `rank`."""
+    """The columns that may be left out, first to go first: a list's Position (the row order tells it), statistics
+    (Min, Max, StdDev, ...), then means (Avg: the total over the count), then the other columns not in `keys` (ids
+    and counts before measures with a unit: `Total Time (ns)`), each from the right, the first measure last; then
+    `keys` from the least important, all but the first two. A share (Time (%): a total over the rows' sum) in a
+    table that shows the total and a count goes just before the count, which no other column tells. `keys`: a
+    report's key columns, most important first; by default the widest text one (the name), the first column and
+    `rank`."""
     keys = key_columns(headers, natural, flexible, keys)
     rest = [i for i in reversed(range(len(headers))) if i not in keys]
-    stats = [i for i in rest if _STATS.search(headers[i])]
+    stats = [i for i in rest if _POSITIONS.fullmatch(headers[i].strip())]
+    stats += [i for i in rest if i not in stats and _STATS.search(headers[i])]
     stats += [i for i in rest if i not in stats and _MEANS.search(headers[i])]
+    shares = [i for i in rest if i in _derived_shares(headers, keys)]
     first = _first_measure(headers, keys)
-    measures = [i for i in rest if i not in stats and _MEASURE.search(headers[i]) and i != first]
-    return (stats + [i for i in rest if i not in stats and i not in measures and i != first] + measures
-            + ([first] if first is not None else []) + keys[:1:-1])
+    measures = [i for i in rest if i not in stats + shares and _MEASURE.search(headers[i]) and i != first]
+    others = [i for i in rest if i not in stats + shares + measures and i != first]
+    count = next((k for k, i in enumerate(others) if _COUNTS.search(headers[i])), len(others))
+    return (stats + others[:count] + shares + others[count:] + measures + ([first] if first is not None else [])
+            + keys[:1:-1])
 
 
 def key_columns(headers: list[str], natural: list[int], flexible: list[bool], keys: list[int]) -> list[int]:
@@ -81,13 +90,30 @@ def key_columns(headers: list[str], natural: list[int], flexible: list[bool], ke
     names = sorted((i for i, f in enumerate(flexible) if f), key=lambda i: -natural[i])
     ranks = [i for i, h in enumerate(headers) if h.lower() == "rank"]  # tables over ranks: whose row it is
     ids = [i for i, h in enumerate(headers) if _IDS.fullmatch(h.strip())]
-    return list(dict.fromkeys([*names[:1], 0, *ranks, *ids]))
+    first = [0] if headers and not _POSITIONS.fullmatch(headers[0].strip()) else []
+    return list(dict.fromkeys([*names[:1], *first, *ranks, *ids]))
 
 
 def _first_measure(headers: list[str], keys: list[int]) -> int | None:
-    """The leftmost column with a unit that is not a statistic or a key: the table's main figure."""
-    return next((i for i, h in enumerate(headers) if i not in keys and _MEASURE.search(h)
-                 and not _STATS.search(h) and not _MEANS.search(h)), None)
+    """The leftmost column with a unit that is not a statistic, a key or a derived share: the table's main figure."""
+    shares = _derived_shares(headers, keys)
+    return next((i for i in _measures(headers, keys) if i not in shares), None)
+
+
+def _measures(headers: list[str], keys: list[int]) -> list[int]:
+    """The columns with a unit that are not statistics, means or keys."""
+    return [i for i, h in enumerate(headers) if i not in keys and _MEASURE.search(h)
+            and not _STATS.search(h) and not _MEANS.search(h)]
+
+
+def _derived_shares(headers: list[str], keys: list[int]) -> list[int]:
+    """The shares (Time (%)) of a table that also shows a count (Instances) and a total with a unit (Total Time (ns)):
+    a share is that total over the rows' sum, while how many times nothing else tells, so the count stays longer."""
+    if not any(_COUNTS.search(h) for i, h in enumerate(headers) if i not in keys):
+        return []
+    measures = _measures(headers, keys)
+    shares = [i for i in measures if _SHARES.search(headers[i])]
+    return shares if len(shares) < len(measures) else []
 
 
 def _total(shown: list[int], widths) -> int:

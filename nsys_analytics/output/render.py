@@ -8,9 +8,10 @@ import json
 import math
 import re
 import textwrap
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from functools import lru_cache
+from itertools import accumulate
 
 from ..core.errors import MissingDataError, UsageError
 from . import fit
@@ -18,6 +19,7 @@ from .terminal import current_width, wrap_text
 
 MACHINE_FORMATS = ("csv", "json")  # exact bytes; every other format is for people and escapes control characters
 NAME_WIDTH = 128  # long kernel names are shortened to this many characters, in the table format only
+ONE_LINE_WIDTH = 120  # in a terminal this wide or narrower a name is cut to its column, never wrapped
 
 # Kernel, range and file names are anyone's strings: on a terminal ESC, BEL or CR would move the cursor, recolour,
 # retitle or hide text, and bidirectional overrides reorder it. Human formats show them as escapes (\x1b, \u202e).
@@ -137,11 +139,8 @@ def to_table(result) -> str:
     numeric = _numeric_columns(result)
     prose = [not numeric[i] and _is_prose(result, i) for i in range(len(headers))]
     cells = _cells(result, numeric, prose, NAME_WIDTH)
-    natural = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
-    flexible = [not numeric[i] and natural[i] > len(headers[i]) for i in range(len(headers))]
-    keys = [result.columns.index(c) for c in result.key_columns if c in result.columns]
-    fitted = fit.plan(headers, natural, flexible, prose, keys, width) if width else None
-    if fitted is None or (not fitted.dropped and all(fitted.widths[i] >= natural[i] for i in fitted.shown)):
+    natural, fitted = _fitted(result, headers, cells, numeric, prose, width)
+    if fitted is None:
         shown, widths, dropped = list(range(len(headers))), natural, []
     else:
         shown, widths, dropped = fitted.shown, fitted.widths, fitted.dropped
@@ -155,6 +154,28 @@ def to_table(result) -> str:
         left_out = ", ".join(headers[i] for i in dropped)
         notes.append(wrap_text(f"Not shown at this width: {left_out} (--wide shows every column).", width))
     return text + "".join(f"\n{n}" for n in notes) + ("\n" if notes else "")
+
+
+def fits_whole(result) -> bool:
+    """Whether `to_table` shows every column of `result` at its whole width at the current width."""
+    width = current_width()
+    if width is None or not result.rows:
+        return True
+    headers = [escape_controls(h) for h in result.display_headers]
+    numeric = _numeric_columns(result)
+    prose = [not numeric[i] and _is_prose(result, i) for i in range(len(headers))]
+    return _fitted(result, headers, _cells(result, numeric, prose, NAME_WIDTH), numeric, prose, width)[1] is None
+
+
+def _fitted(result, headers, cells, numeric, prose, width):
+    """Each column's natural width, and the plan that fits the table to `width` (None: it fits whole)."""
+    natural = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(headers)]
+    flexible = [not numeric[i] and natural[i] > len(headers[i]) for i in range(len(headers))]
+    keys = [result.columns.index(c) for c in result.key_columns if c in result.columns]
+    fitted = fit.plan(headers, natural, flexible, prose, keys, width) if width else None
+    if fitted is None or (not fitted.dropped and all(fitted.widths[i] >= natural[i] for i in fitted.shown)):
+        return natural, None
+    return natural, fitted
 
 
 # Words of letters separated by single spaces: five in a row make a sentence (a finding, a fix), unless they are
@@ -192,51 +213,172 @@ def _places(result) -> list[int]:
 def _narrowed(result, cells, numeric, prose, widths) -> list[list[str]]:
     """The name columns narrowed below NAME_WIDTH shortened again to their width, each column on its own."""
     cells = [list(r) for r in cells]
+    width = current_width()
+    one_line = width is not None and width <= ONE_LINE_WIDTH
     for i, w in widths.items():
         if numeric[i] or prose[i] or w >= max(len(r[i]) for r in cells):
             continue
-        texts = _distinct_cuts(shorten_names({_text(row[i]) for row in result.rows}, w), w)
+        texts = _distinct_cuts(shorten_names({_text(row[i]) for row in result.rows}, w), w, one_line)
         for r, row in zip(cells, result.rows):
             r[i] = texts[_text(row[i])]
     return cells
 
 
-def _distinct_cuts(shown: dict[str, str], width: int) -> dict[str, str]:
-    """Names that the unique-name rule left longer than two lines of `width` (their middle cut is another name's too)
-    cut elsewhere: the head and tail lengths nearest the middle that no other name shows; a shorter one, or one no
-    cut tells apart, stays whole (its cell wraps: a cut there would take the functor that tells it apart)."""
-    long = sorted(n for n, t in shown.items() if len(t) > 2 * width and t.count(PAIR) != 1)  # pairs: told apart
+def _distinct_cuts(shown: dict[str, str], width: int, one_line: bool = False) -> dict[str, str]:
+    """Names that the unique-name rule left longer than two lines of `width` (their middle cut is another name's
+    too) cut elsewhere: from where they first differ from the column's other names, else at the head and tail
+    lengths nearest the middle that no other name shows; a shorter one, or one no cut tells apart, stays whole (its
+    cell wraps: a cut there would take the functor that tells it apart).
+
+    `one_line` (a narrow terminal): every name longer than `width` is cut, so that none wraps, to a cut that no
+    other name of the column also fits (starts, holds and ends as it shows) where one does, else to a window on
+    where it differs and a tail (`…tn_n_tilesize64x64x8…e_kernel__5x_cublas`). A list (`a, b, c`) still wraps
+    within two lines, and a pair `old -> new` takes two: each side cut so among the column's sides to a line of its
+    own, the arrow at the end of the first (`_cell_lines`)."""
+    if one_line:
+        shown = _pairs_on_two_lines(shown, width)
+    long = sorted(n for n, t in shown.items() if t.count(PAIR) != 1  # pairs (old -> new): told apart by their sides
+                  and len(t) > (width if one_line and not _is_list(t) else 2 * width))
     if not long:
         return shown
-    mid = (width - 1) // 2
-    heads = sorted(range(1, width - 1), key=lambda h: (abs(h - mid), -h))
-    # a cut that two names share tells neither
-    cuts = {h: Counter(_cut(t, width, h) for t in shown.values()) for h in heads}
-    taken = {t for t in shown.values() if len(t) <= width}
+    column = _Column(shown, width, one_line)
     out = dict(shown)
-    others = sorted(set(shown.values()))
     for name in long:
-        text = _from_difference(shown[name], others, width)
-        if text in taken:
-            text = next((t for h in heads if (t := _cut(shown[name], width, h)) not in taken and cuts[h][t] == 1),
-                        None)
+        text = column.told_apart(shown[name])
         if text is not None:
             out[name] = text
-            taken.add(text)
+            column.taken.add(text)
     return out
 
 
-def _from_difference(text: str, others: list[str], width: int) -> str:
+class _Column:
+    """The texts of one name column, for cutting its long names to `width` so that each still tells its name."""
+
+    def __init__(self, shown: dict[str, str], width: int, strict: bool):
+        self.width, self.strict = width, strict  # strict: a cut that another name fits is a last resort
+        self.others = sorted(set(shown.values()))
+        self.blob = "\n".join(self.others)  # every text, to find those that hold a piece at C speed
+        self.starts = list(accumulate((len(t) + 1 for t in self.others[:-1]), initial=0))
+        mid = (width - 1) // 2
+        self.heads = sorted(range(1, width - 1), key=lambda h: (abs(h - mid), -h))
+        # a cut that two names share tells neither
+        self.cuts = {h: Counter(_cut(t, width, h) for t in shown.values()) for h in self.heads}
+        self.taken = {t for t in shown.values() if len(t) <= width}
+
+    def told_apart(self, text: str) -> str | None:
+        """The first cut of `text` (`cuts_of`) that no other text of the column shows; strict, the first that no
+        other text fits, where one does."""
+        first = None
+        for pieces in self.cuts_of(text):
+            shown = _joined(pieces)
+            if shown in self.taken:
+                continue
+            if not self.strict or not self.fits_another(text, pieces):
+                return shown
+            first = first or shown
+        return first
+
+    def cuts_of(self, text: str):
+        """`text`'s cuts to the width as (head, middle, tail), the likeliest to tell it apart first."""
+        width = self.width
+        yield _from_difference(text, self.others, width, whole_end=self.strict)
+        for h in self.heads:
+            if self.cuts[h][_cut(text, width, h)] == 1:
+                yield text[:h], "", text[len(text) - (width - 1 - h):]
+        if self.strict:
+            yield from _windows(text, self.others, width)
+
+    def fits_another(self, text: str, pieces: tuple[str, str, str]) -> bool:
+        """Whether another text of the column reads as the cut `pieces` too."""
+        return any(_fits(o, pieces) for o in self.holding(max(pieces, key=len)) if o != text)
+
+    def holding(self, piece: str):
+        """The texts that hold `piece` (found in the joined texts, not text by text)."""
+        at = self.blob.find(piece)
+        while at >= 0:
+            k = bisect_right(self.starts, at) - 1
+            yield self.others[k]
+            at = self.blob.find(piece, self.starts[k] + len(self.others[k]) + 1)  # the next text on
+
+
+def _pairs_on_two_lines(shown: dict[str, str], width: int) -> dict[str, str]:
+    """The pairs `old -> new` too long for one line whole with each side shortened to a line of its own (the first with
+    the arrow), among every side of the column so that two sides never read alike."""
+    pairs = {n: n.split(PAIR) for n in shown if n.count(PAIR) == 1 and len(n) > width}
+    if not pairs:
+        return shown
+    sides = {s for n in shown if n.count(PAIR) == 1 for s in n.split(PAIR)}
+    first_width = max(width - len(PAIR.rstrip()), 1)
+    first = _distinct_cuts(_shorten_each(sides, first_width), first_width, one_line=True)
+    second = _distinct_cuts(_shorten_each(sides, width), width, one_line=True)
+    return {**shown, **{n: first[old] + PAIR + second[new] for n, (old, new) in pairs.items()}}
+
+
+def _windows(text: str, others: list[str], width: int):
+    """`…middle…tail` cuts of `text`: tails just long enough to tell it from other names that end alike (none
+    first), each with the middles nearest to where it first differs from the names that end as that tail."""
+    n = len(text)
+    for t in sorted({0, *(_common_head(text[::-1], o[::-1]) + 1 for o in others if o != text)}):
+        m = width - 2 - t
+        if t > width // 2 or m < 1:
+            break
+        tail = text[n - t:] if t else ""
+        alike = [o for o in others if o != text and o.endswith(tail)]
+        at = max((_common_head(text, o) for o in alike), default=0) - m // 4
+        for s in sorted(range(1, n - t - m), key=lambda s: abs(s - at)):
+            yield "", text[s:s + m], tail
+
+
+def _joined(pieces: tuple[str, str, str]) -> str:
+    head, middle, tail = pieces
+    return head + "…" + (middle + "…" if middle else "") + tail
+
+
+def _fits(other: str, pieces: tuple[str, str, str]) -> bool:
+    """Whether `other` reads as the cut (head, middle, tail) too: it starts, holds and ends as that shows."""
+    head, middle, tail = pieces
+    return (len(other) >= len(head) + len(middle) + len(tail) and other.startswith(head) and other.endswith(tail)
+            and middle in other[len(head):len(other) - len(tail)])
+
+
+_BRACKETS = {"<": 1, "(": 1, "[": 1, "{": 1, ">": -1, ")": -1, "]": -1, "}": -1}
+
+
+def _is_list(text: str) -> bool:
+    """Several names in one cell, `a, b, c`: a comma outside every bracket (a kernel's are in its arguments)."""
+    depth = 0
+    for a, b in zip(text, text[1:]):
+        depth += _BRACKETS.get(a, 0)
+        if a == "," and b == " " and depth <= 0:
+            return True
+    return False
+
+
+def _from_difference(text: str, others: list[str], width: int, whole_end: bool) -> tuple[str, str, str]:
     """`width` characters of `text` from where it first differs from every other text of its column (its neighbours
     in sorted order share the longest heads), with `…` for what is left out: `…masked_fill_kernel(…)::[lambda(fl…`
-    where all the column's elementwise kernels start alike."""
+    where all the column's elementwise kernels start alike; as (head, middle, tail). `whole_end` (a narrow
+    terminal): from the start of the word that differs (`…tilesize128x64x8…`, not `…64x8…`), and a text whose rest
+    fits from there shows its end whole, not all but its last character."""
     i = bisect_left(others, text)
     start = max((_common_head(text, others[j]) for j in (i - 1, i + 1) if 0 <= j < len(others)), default=0)
+    if whole_end:
+        start = _word_start(text, start, width // 3)
+    if whole_end and start and start + width - 1 >= len(text):
+        return "", "", text[len(text) - (width - 1):]
     start = min(start, max(len(text) - (width - 1), 0))
     if start == 0:
-        return text[:width - 1] + "…"
+        return text[:width - 1], "", ""
     body = text[start:start + width - 2]
-    return "…" + body + ("…" if start + len(body) < len(text) else text[start + len(body):])
+    return ("", body, "") if start + len(body) < len(text) else ("", "", body)
+
+
+def _word_start(text: str, at: int, most: int) -> int:
+    """Where the word (letters and digits) that holds position `at` of `text` starts, at most `most` before it."""
+    start = at
+    while start > 0 and at - start < most and text[start - 1].isalnum():
+        start -= 1
+    return start
 
 
 def _common_head(a: str, b: str) -> int:
@@ -266,6 +408,9 @@ def _cell_lines(text: str, width: int, prose: bool) -> list[str]:
         return [text]
     if prose:
         return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+    if text.count(PAIR) == 1:  # old -> new: a side a line, the arrow ending the first
+        old, new = text.split(PAIR)
+        return _cell_lines(old + PAIR.rstrip(), width, prose) + _cell_lines(new, width, prose)
     return [text[k:k + width] for k in range(0, len(text), width)]
 
 

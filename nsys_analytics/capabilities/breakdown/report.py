@@ -285,7 +285,8 @@ def _single(column: Column, times: dict, order: list[str], first: str, notes: li
             for k in order]
     if first == "group":
         columns, headers, rows = columns[:1] + columns[2:], headers[:1] + headers[2:], [r[:1] + r[2:] for r in rows]
-    return Result(columns, rows, list(notes), headers)
+    # a narrow terminal keeps the share, what a breakdown is about, longer than the count (output/fit.py)
+    return Result(columns, rows, list(notes), headers, key_columns=(first, "time_pct"))
 
 
 def _side_by_side(cols: list[Column], per_column: list[dict], order: list[str], first: str,
