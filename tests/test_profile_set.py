@@ -351,8 +351,8 @@ def test_a_folder_of_runs_folders_names_the_folders_that_hold_profiles(tmp_path)
     with pytest.raises(ProfileError) as e:
         ProfileSet([str(tmp_path)], engine=Sequential())
     assert "2 folder(s) inside it do: run_a/ (2), run_b/ (1); pass one of them" in str(e.value)
-    for command in ("kernels", "breakdown", "ranks"):  # breakdown expands its folders itself
-        result = CliRunner().invoke(cli, [command, str(tmp_path)])
+    for command in ("kernels", "breakdown", "ranks", "diff"):  # breakdown and diff expand their folders themselves
+        result = CliRunner().invoke(cli, [command, str(tmp_path)] + ([str(TRAIN)] if command == "diff" else []))
         assert result.exit_code == 1 and "inside it do: run_a/ (2), run_b/ (1)" in result.output, (command, result)
     (tmp_path / "run_a" / "report.0.sqlite").unlink()
     (tmp_path / "run_a" / "report.1.sqlite").unlink()

@@ -420,6 +420,14 @@ def runs_inside(folder: Path) -> str | None:
             "`diff A/ B/` compares two)")
 
 
+def refuse_folder_of_runs(items: list) -> None:
+    """ProfileError naming the folders inside, where `items` is one folder that holds no profile itself but
+    folders that do (`runs_inside`); nothing otherwise."""
+    folder = Path(str(items[0])) if len(items) == 1 else None
+    if folder is not None and folder.is_dir() and (runs := runs_inside(folder)):
+        raise ProfileError(runs)
+
+
 _UNPACK = {".xz": "xz -dk", ".gz": "gzip -dk", ".bz2": "bzip2 -dk", ".zst": "zstd -d"}  # an export shipped packed
 
 
@@ -531,10 +539,8 @@ class ProfileSet:
         self.ignored = expanded.ignored
         self.skipped: list[str] = []
         if not expanded.files:
+            refuse_folder_of_runs(items)
             folder = Path(str(items[0])) if len(items) == 1 and Path(str(items[0])).is_dir() else None
-            runs = runs_inside(folder) if folder is not None else None
-            if runs:
-                raise ProfileError(runs)
             where = (f"{folder}: is a directory with no nsys profile in it" if folder
                      else "no nsys profile among the inputs")
             ignored = f" (ignored: {'; '.join(self.ignored)})" if self.ignored else ""

@@ -84,7 +84,7 @@ def _profiles(items, by: str | None) -> list[Path]:
     """The files to break down: globs and folders of profiles expanded (a parquetdir/arrowdir export is one
     profile); what a folder held besides profiles is named on stderr."""
     from ...data.columnar import is_export_dir
-    from ...data.profile_set import expand_inputs, runs_inside
+    from ...data.profile_set import expand_inputs, refuse_folder_of_runs
 
     if len(items) == 1 and (items[0].is_file() or is_export_dir(items[0])):
         return list(items)
@@ -96,8 +96,7 @@ def _profiles(items, by: str | None) -> list[Path]:
     if not expanded.files:
         from ...core.errors import ProfileError
 
-        if len(items) == 1 and items[0].is_dir() and (runs := runs_inside(items[0])):
-            raise ProfileError(runs)
+        refuse_folder_of_runs(items)
         raise ProfileError(f"no nsys profile among {', '.join(map(str, items))}; pass .sqlite exports "
                            "(`nsys export --type sqlite`) or .nsys-rep reports")
     return expanded.files

@@ -6,7 +6,7 @@ from __future__ import annotations
 import glob
 from pathlib import Path
 
-from ...core.errors import ProfileError, UsageError
+from ...core.errors import UsageError
 
 
 def split_sides(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -40,13 +40,13 @@ def ranks_of(arg: str) -> list[str]:
     if not path.is_dir():
         return [arg]
     from ...data import columnar
-    from ...data.profile_set import expand_inputs, runs_inside
+    from ...data.profile_set import expand_inputs, refuse_folder_of_runs
 
     if columnar.is_export_dir(path):
         return [arg]
     files = expand_inputs([arg]).files
-    if not files and (runs := runs_inside(path)):
-        raise ProfileError(runs)
+    if not files:
+        refuse_folder_of_runs([path])
     return [str(f) for f in files] or [arg]
 
 
