@@ -15,7 +15,7 @@ from .matching import STEP_WORD, pair_renamed, pair_variants, range_families
 from .sides import mismatch
 from .stats import RankTest, benjamini_hochberg, mann_whitney
 from .summary import ProfileSummary, RangeStat, Stat
-from .verdict import compute_only, headline, run_kernel_ns, run_step_ns, step_family, verdict
+from .verdict import MOVED_FROM, MOVED_TO, compute_only, headline, run_kernel_ns, run_step_ns, step_family, verdict
 
 METHOD = ("noise test: two-sided Mann-Whitney U on per-instance durations (exact when both sides have at most "
           "20 instances and no ties, else normal approximation with tie and continuity correction; more than "
@@ -349,7 +349,7 @@ def _moves(parts: list[tuple], per: tuple[float, float]) -> dict[str | None, str
     moves = {}
     for _status, _name, base, new, rng in parts:
         if (base is None) != (new is None):
-            moves[rng] = f"moved from {_range_list(came_from)}" if base is None else f"moved to {_range_list(to)}"
+            moves[rng] = MOVED_FROM + _range_list(came_from) if base is None else MOVED_TO + _range_list(to)
     return moves
 
 

@@ -282,12 +282,16 @@ def _story(report: DiffReport, only: tuple[set[str], set[str]]) -> Story | None:
     return substitution(rows, only[0], only[1], (total[1], total[2]))
 
 
+# The status of a moved kernel's rows, followed by ranges (report._moves): where it went, where it came from.
+MOVED_TO, MOVED_FROM = "moved to ", "moved from "
+
+
 def _moved_ns(rows: list[tuple]) -> list[float]:
     """Per kernel row, the part of its change that a move between ranges made, not the kernel, for a kernel that ran
     as often but in other ranges (it has `moved to` / `moved from` rows): all of a `moved to` row's change (the time
     it left behind), and of its other rows the instances gained or lost at the kernel's base mean. What is left, its
     change of speed where it runs, stays the range's."""
-    moving = {r[-1] for r in rows if r[0].startswith("moved ")}
+    moving = {r[-1] for r in rows if r[0].startswith((MOVED_TO, MOVED_FROM))}
     base_ns: dict[str, float] = defaultdict(float)
     base_count: dict[str, float] = defaultdict(float)
     for r in rows:
@@ -298,7 +302,7 @@ def _moved_ns(rows: list[tuple]) -> list[float]:
     def moved(r: tuple) -> float:
         if r[-1] not in moving or not base_count[r[-1]]:
             return 0.0
-        if r[0].startswith("moved to "):
+        if r[0].startswith(MOVED_TO):
             return r[5]
         brought = (r[8] - r[7]) * base_ns[r[-1]] / base_count[r[-1]]
         return brought if abs(r[5] - brought) >= 1 else r[5]  # under 1 ns: the division's rounding, no change
@@ -349,7 +353,7 @@ def _kernel_phrase(row: tuple, change: float) -> str:
     if status == "variant":
         old, new = _distinct(*name.split(" -> ", 1))
         return f"{old} -> {new} ({_signed_ms(change)})"
-    if status.startswith("moved "):  # its change of speed where it runs now
+    if status.startswith((MOVED_TO, MOVED_FROM)):  # its change of speed where it runs now
         return f"{verdict_name(name)} ({_signed_ms(change)}; {status})"
     word = {"appeared": "new ", "disappeared": "gone: "}.get(status, "")
     return f"{word}{verdict_name(name)} ({_signed_ms(change)})"
