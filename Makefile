@@ -44,6 +44,7 @@ bench: setup
 	$(BIN)/python bench/bench_diagnose.py
 	$(BIN)/python bench/bench_ncu.py
 	$(BIN)/python bench/bench_visual.py
+	$(BIN)/python bench/bench_render.py
 	$(BIN)/python bench/bench_serve.py
 	$(BIN)/python bench/bench_catalog.py
 	$(BIN)/python bench/bench_ranks.py

@@ -317,3 +317,27 @@ def _reads_as(name: str, text: str) -> bool:
              for rule in (casts, spaces, f"{casts}|{spaces}", "$^")}
     pattern = ".*?".join(map(re.escape, text.split("…")))
     return any(re.fullmatch(pattern, n, re.DOTALL) for n in forms)
+
+
+@pytest.mark.parametrize("count", [400, 3000])
+def test_many_long_names_at_80_columns_each_get_their_own_line_and_text(count):
+    """Hundreds of cuBLAS-like names that differ in several places: at 80 columns every row is one line and no two
+    names show the same text, also past the size (about 1,500 long names) where the cut stops looking for one that
+    no other name fits and takes the first that no other name shows."""
+    from nsys_analytics.core.result import Result
+    from nsys_analytics.output.render import STRICT_TEXT, to_table
+    from nsys_analytics.output.terminal import laid_out
+
+    names = sorted({f"sm80_xmma_gemm_f32f32_{lay}_n_tilesize{a}x{b}x8_stage{s}_warpsize{w}x2x1_ffma_align{al}_"
+                    f"execute_kernel__5x_cublas{k}" for lay in ("nn", "nt", "tn", "tt") for a in (32, 64, 128, 256)
+                    for b in (32, 64, 128) for s in (2, 3, 4, 5, 6) for w in (1, 2, 4) for al in (1, 2, 4)
+                    for k in ("", "_splitK")})[:count]
+    assert len(names) == count and (len("\n".join(names)) > STRICT_TEXT) == (count > 2500)
+    result = Result(["n", "name"], [(i, n) for i, n in enumerate(names)], [], ["Instances", "Name"])
+    with laid_out(80):
+        lines = to_table(result).splitlines()
+    assert len(lines) == 2 + count and all(len(line) <= 80 for line in lines)
+    shown = [line[line.index("  ", 9) + 2:] for line in lines[2:]]
+    assert len(set(shown)) == count
+    for name, text in zip(names, shown):
+        assert _reads_as(name, text.strip()), (name, text)
