@@ -193,8 +193,9 @@ def _steps_by_hand(path):
 
 @pytest.mark.parametrize("run", ["ddp_straggler", "ddp_balanced"])
 def test_step_detector_on_the_real_ddp_runs(run):
-    """Each rank of the real 2-GPU runs: the NVTX steps are the file's step_N ranges, the first left out as
-    warm-up (nvtx/steady.py's rule); and without them, the repetition of the NCCL kernels finds the same steps:
+    """Each rank of the real 2-GPU runs: the NVTX steps are the file's step_N ranges, none of them warm-up: the
+    workload runs its warm-up steps inside its `warmup` range (nvtx/steady.py's rule; ddp_train.py: step_N are the
+    measured steps); and without them, the repetition of the NCCL kernels finds the same steps:
     one window per step starting at the step's first NCCL kernel, as many kernels per window as the step
     launched, and one more window inside the `warmup` range (the second warm-up step), flagged warm-up."""
     from nsys_analytics.capabilities.nvtx import steady
@@ -208,7 +209,7 @@ def test_step_detector_on_the_real_ddp_runs(run):
         t = data.step_timeline(member)["steps"]
         off = session_offset(member.path, files[0])  # step_timeline is on the set's clock (rank 0's)
         assert list(zip(t["start_ns"] - off, t["end_ns"] - off, t["name"])) == steps
-        assert list(t["warm"]) == [True] + [False] * 5
+        assert list(t["warm"]) == [False] * 6
         with member.open() as p:
             rep = data.repetition_steps(data._nccl(p))
             warm = steady.warm_flags(p, list(rep["start_ns"]), 0)
@@ -244,8 +245,8 @@ def test_straggler_found_from_detected_steps_without_nvtx_step_ranges(tmp_path):
 
 def test_diagnose_over_the_ranks_puts_the_straggler_first_and_start_up_out():
     """diagnose over the straggler run: the cross-rank section comes first and names rank 1 in `data`; each rank
-    is diagnosed over the same steady state as the ranks table (steps 1-5: after the warmup range and the first
-    step), so NCCL's set-up (ncclCommInitRankConfig) and the warm-up, which lead a whole-capture diagnose of the
+    is diagnosed over the same steady state as the ranks table (steps 0-5: the measured steps, after the warmup
+    range), so NCCL's set-up (ncclCommInitRankConfig) and the warm-up, which lead a whole-capture diagnose of the
     same file with ~5 s of start-up idle, are in no finding."""
     import json
     import subprocess
@@ -265,11 +266,11 @@ def test_diagnose_over_the_ranks_puts_the_straggler_first_and_start_up_out():
         con.close()
         report = section["output"]
         assert report["window"]["kind"] == "steady"
-        assert report["window"]["from_ns"] == steps[1][0] > warmup[1] > init_end
+        assert report["window"]["from_ns"] == steps[0][0] > warmup[1] > init_end
         assert report["window"]["to_ns"] == steps[-1][1]
         assert report["findings"]
         for f in report["findings"]:
-            assert all(w["start_ns"] >= steps[1][0] for w in f["windows"])
+            assert all(w["start_ns"] >= steps[0][0] for w in f["windows"])
             assert not any(r.startswith("NCCL:ncclCommInit") or r == ":warmup" for r in f.get("ranges", []))
     whole = subprocess.run([sys.executable, "-m", "nsys_analytics", "diagnose", str(STRAGGLER[0]), "--window", "all",
                             "--format", "json"], capture_output=True, text=True, check=True)

@@ -42,11 +42,10 @@ def report_of(files):
 
 
 def truth(run_name: str) -> dict[int, dict]:
-    """Each rank's truth file, its steps without the first (warm-up, as the report leaves it out)."""
+    """Each rank's truth file: its measured steps (the workload's warm-up steps run inside its `warmup` range)."""
     out = {}
     for f in sorted((RANKS / run_name).glob("truth.*.json")):
         t = json.loads(f.read_text())
-        t["steps"] = t["steps"][1:]
         out[t["rank"]] = t
     return out
 

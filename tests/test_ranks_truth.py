@@ -32,11 +32,11 @@ pytestmark = pytest.mark.skipif(not (RANKS / "fsdp2_forward").is_dir(), reason="
 
 
 def truth(run: str) -> dict[int, list[dict]]:
-    """Each rank's measured steps, the first left out as the report leaves it (warm-up)."""
+    """Each rank's measured steps (its step_N ranges: the workload's warm-up steps run inside its `warmup` range)."""
     out = {}
     for f in sorted((RANKS / run).glob("truth.*.json")):
         t = json.loads(f.read_text())
-        out[t["rank"]] = t["steps"][1:]
+        out[t["rank"]] = t["steps"]
     return out
 
 
@@ -92,3 +92,14 @@ def test_the_waits_equal_the_steps_the_other_ranks_lost(run_report):
             continue
         lost = median(t[r], "gpu_ms") - median(balanced[r], "gpu_ms")
         assert waits[r] / MS == pytest.approx(lost, rel=0.10), r
+
+
+def test_the_steady_steps_are_the_workloads_measured_steps(run_report):
+    """The workload runs its warm-up steps inside a `warmup` range and times each step_N (its truth files): every
+    step_N is steady, as breakdown and diagnose count them. The ranks table left step 0 out as warm-up too, and
+    averaged 3 of the 4 measured steps."""
+    run, report = run_report
+    measured = {rank: [s["step"] for s in steps] for rank, steps in truth(run).items()}
+    assert all(steps == measured[0] for steps in measured.values()) and len(measured[0]) >= 3
+    assert report.steady_steps == measured[0], (run, report.steady_steps)
+    assert not any("left out as warm-up" in note for note in report.notes)

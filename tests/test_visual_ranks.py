@@ -191,7 +191,7 @@ def test_job_page_has_one_aligned_timeline_per_rank(job_page):
     figures = js(browser, """return Array.from(document.querySelectorAll('#timelines figure')).map(f =>
         [f.dataset.rank, f.dataset.startNs, f.dataset.endNs, f.querySelector('img').naturalWidth]);""")
     pset = ProfileSet([STRAGGLER], engine=make_engine(jobs=1))
-    raw = {m.rank: raw_step(Path(m.path), "step_3") for m in pset.members}  # step_3: the middle of steps 1-5
+    raw = {m.rank: raw_step(Path(m.path), "step_3") for m in pset.members}  # step_3: the middle of steps 0-5
     utc0 = raw[0][2]
     start = min(s + utc - utc0 for s, _, utc in raw.values())
     end = max(e + utc - utc0 for _, e, utc in raw.values())

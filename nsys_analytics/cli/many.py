@@ -145,7 +145,7 @@ def diagnose_set(pset, module: str, options: dict):
     given = options.get("range_name") or options.get("start") or options.get("end")
     if names and not given and not names[0].startswith("rep_"):
         # each rank's steady state by nvtx/steady.py, with the ranks table's warm-up (the warmup range, and the
-        # first step of three or more): one definition for both
+        # first step where the table left it out): one definition for both
         from ..capabilities.ranks.data import WARMUP_STEPS
 
         kwargs.update(scope="steady", step_range=step_glob(names), warmup_range=kwargs.get("warmup_range") or "warmup",

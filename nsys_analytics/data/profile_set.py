@@ -159,7 +159,7 @@ def one_rank_of_job(sqlite_path) -> str | None:
     who = f"rank {rank}" if rank is not None else "one rank"
     return (f"This file is {who} of a job of {world} ranks (WORLD_SIZE): its NCCL time includes waiting for the "
             f"slowest rank. `nsys-analytics ranks` (or `diagnose`) over every rank's file names a straggler; over "
-            "the ranks, the first step is warm-up too.")
+            "the ranks, the first step is warm-up too unless a `warmup` range marks the warm-up.")
 
 
 def several_gpu_processes(sqlite_path) -> bool:

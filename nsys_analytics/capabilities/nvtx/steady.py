@@ -105,6 +105,11 @@ def range_names(profile: Profile) -> dict[str, int]:
     return out
 
 
+def has_warmup_range(profile: Profile, warmup_range: str = WARMUP_RANGE) -> bool:
+    """Whether the profile marks its warm-up with an NVTX range (`warmup_range`, a name or a glob)."""
+    return profile.has_table("NVTX_EVENTS") and matches(range_names(profile), warmup_range) > 0
+
+
 def matches(names: dict[str, int], pattern: str) -> int:
     """Instances of the ranges `pattern` names (exact text or full name, or a glob over either)."""
     if pattern in names:

@@ -221,7 +221,7 @@ def _steps_table(timelines, coll: pd.DataFrame) -> pd.DataFrame:
 
 def _steady_steps(steps: pd.DataFrame) -> tuple[list[int], str | None]:
     """Steps present on every rank and warm-up on none (each rank's steps were flagged by nvtx/steady.py's rule:
-    inside a `warmup` range, or the first step of three or more)."""
+    inside a `warmup` range, or, in a rank without one, the first step of three or more)."""
     if steps.empty:
         return [], None
     common = sorted(set.intersection(*(set(g["step"]) for _, g in steps.groupby("rank"))))

@@ -13,8 +13,9 @@ from ...core.filters import KernelFilter
 from . import intervals, paths
 
 STEP_COLUMNS = ["step", "name", "start_ns", "end_ns", "gpu_end_ns", "warm"]
-# Warm-up of a distributed job (allocator, autotuning, NCCL's set-up): the first step, when there are three or more,
-# and any step inside a `warmup` range, by nvtx/steady.py's rule (the one breakdown, report and diagnose follow).
+# Warm-up of a distributed job (allocator, autotuning, NCCL's set-up): any step inside a `warmup` range, by
+# nvtx/steady.py's rule (the one breakdown, report and diagnose follow); in a rank without such a range, the first
+# step too, when there are three or more.
 WARMUP_STEPS = 1
 BATCH_VECTORS = 512  # DuckDB vectors (2,048 rows each) per batch of a streamed query: about a million rows
 
@@ -107,8 +108,8 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         if detected:
             steps = repetition_steps(ops)  # no NVTX step ranges: the period of the NCCL sequence
         steps = _gpu_windows(p, steps)
-        steps["warm"] = steady.warm_flags(p, list(steps["start_ns"]), WARMUP_STEPS if len(steps) >= 3 else 0,
-                                          None if detected else list(steps["name"]))
+        first = WARMUP_STEPS if len(steps) >= 3 and not steady.has_warmup_range(p) else 0
+        steps["warm"] = steady.warm_flags(p, list(steps["start_ns"]), first, None if detected else list(steps["name"]))
         p.con.register("steps", steps)
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])

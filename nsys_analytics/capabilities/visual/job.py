@@ -83,7 +83,7 @@ def rank_categories(pset, rules: RuleSet) -> BreakdownReport:
 
 
 def steady_step(report) -> str | None:
-    """The name of the middle steady step (step_3 of steps 1-5): one the ranks all ran, past the warm-up."""
+    """The name of the middle steady step (step_3 of steps 0-5): one the ranks all ran, past the warm-up."""
     if report is None or report.steps.empty or not report.steady_steps:
         return None
     step = report.steady_steps[len(report.steady_steps) // 2]
