@@ -73,8 +73,9 @@ def drop_order(headers: list[str], natural: list[int], flexible: list[bool], key
     stats = [i for i in rest if _POSITIONS.fullmatch(headers[i].strip())]
     stats += [i for i in rest if i not in stats and _STATS.search(headers[i])]
     stats += [i for i in rest if i not in stats and _MEANS.search(headers[i])]
-    shares = [i for i in rest if i in _derived_shares(headers, keys)]
-    first = _first_measure(headers, keys)
+    derived = _derived_shares(headers, keys)
+    shares = [i for i in rest if i in derived]
+    first = _first_measure(headers, keys, derived)
     measures = [i for i in rest if i not in stats + shares and _MEASURE.search(headers[i]) and i != first]
     others = [i for i in rest if i not in stats + shares + measures and i != first]
     count = next((k for k, i in enumerate(others) if _COUNTS.search(headers[i])), len(others))
@@ -94,9 +95,10 @@ def key_columns(headers: list[str], natural: list[int], flexible: list[bool], ke
     return list(dict.fromkeys([*names[:1], *first, *ranks, *ids]))
 
 
-def _first_measure(headers: list[str], keys: list[int]) -> int | None:
-    """The leftmost column with a unit that is not a statistic, a key or a derived share: the table's main figure."""
-    shares = _derived_shares(headers, keys)
+def _first_measure(headers: list[str], keys: list[int], shares: list[int] | None = None) -> int | None:
+    """The leftmost column with a unit that is not a statistic, a key or a derived share (`shares`, found here
+    unless given): the table's main figure."""
+    shares = _derived_shares(headers, keys) if shares is None else shares
     return next((i for i in _measures(headers, keys) if i not in shares), None)
 
 

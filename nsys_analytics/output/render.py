@@ -131,14 +131,11 @@ def to_table(result) -> str:
     """An aligned table like nsys' console output: numbers right-aligned with thousands separators. Under a width
     (`terminal.current_width()`) long names are shortened further, sentences wrapped and low-priority columns left
     out (output/fit.py), with a note naming them."""
-    headers = [escape_controls(h) for h in result.display_headers]
     width = current_width()
     notes = [wrap_text(escape_controls(n, keep_newlines=True), width) for n in result.notes]
     if not result.rows:
         return "(no rows)\n" + "".join(f"{n}\n" for n in notes)
-    numeric = _numeric_columns(result)
-    prose = [not numeric[i] and _is_prose(result, i) for i in range(len(headers))]
-    cells = _cells(result, numeric, prose, NAME_WIDTH)
+    headers, numeric, prose, cells = _prepared(result)
     natural, fitted = _fitted(result, headers, cells, numeric, prose, width)
     if fitted is None:
         shown, widths, dropped = list(range(len(headers))), natural, []
@@ -161,10 +158,16 @@ def fits_whole(result) -> bool:
     width = current_width()
     if width is None or not result.rows:
         return True
+    headers, numeric, prose, cells = _prepared(result)
+    return _fitted(result, headers, cells, numeric, prose, width)[1] is None
+
+
+def _prepared(result) -> tuple[list[str], list[bool], list[bool], list[list[str]]]:
+    """A table's headers as shown, which columns are numbers and which sentences, and its cells' texts."""
     headers = [escape_controls(h) for h in result.display_headers]
     numeric = _numeric_columns(result)
     prose = [not numeric[i] and _is_prose(result, i) for i in range(len(headers))]
-    return _fitted(result, headers, _cells(result, numeric, prose, NAME_WIDTH), numeric, prose, width)[1] is None
+    return headers, numeric, prose, _cells(result, numeric, prose, NAME_WIDTH)
 
 
 def _fitted(result, headers, cells, numeric, prose, width):
@@ -385,8 +388,7 @@ def _from_difference(text: str, others: list[str], width: int, whole_end: bool) 
     where all the column's elementwise kernels start alike; as (head, middle, tail). `whole_end` (a narrow
     terminal): from the start of the word that differs (`…tilesize128x64x8…`, not `…64x8…`), and a text whose rest
     fits from there shows its end whole, not all but its last character."""
-    i = bisect_left(others, text)
-    start = max((_common_head(text, others[j]) for j in (i - 1, i + 1) if 0 <= j < len(others)), default=0)
+    start = _nearest_head(text, others)
     if whole_end:
         start = _word_start(text, start, width // 3)
     if whole_end and start and start + width - 1 >= len(text):

@@ -105,11 +105,6 @@ def range_names(profile: Profile) -> dict[str, int]:
     return out
 
 
-def has_warmup_range(profile: Profile, warmup_range: str = WARMUP_RANGE) -> bool:
-    """Whether the profile marks its warm-up with an NVTX range (`warmup_range`, a name or a glob)."""
-    return profile.has_table("NVTX_EVENTS") and matches(range_names(profile), warmup_range) > 0
-
-
 def matches(names: dict[str, int], pattern: str) -> int:
     """Instances of the ranges `pattern` names (exact text or full name, or a glob over either)."""
     if pattern in names:
@@ -160,17 +155,19 @@ def step_glob(names: list[str]) -> str:
 
 
 def warm_flags(profile: Profile | None, starts: list[int], warmup_steps: int, step_names: list[str] | None = None,
-               warmup_range: str | None = WARMUP_RANGE) -> list[bool]:
+               warmup_range: str | None = WARMUP_RANGE, unless_marked: bool = False) -> list[bool]:
     """For each step (its start, in time order; its range name where the steps are NVTX ranges): is it warm-up?
     By this module's one rule: inside the warm-up range (when the profile has it), or among the first
-    `warmup_steps` steps. Steps that are no NVTX ranges (detected ones) are inside the warm-up range when they
-    start in one."""
+    `warmup_steps` steps; `unless_marked`: those only where the profile has no warm-up range. Steps that are no
+    NVTX ranges (detected ones) are inside the warm-up range when they start in one."""
     after = step_cutoff(starts, warmup_steps) if 0 < warmup_steps < len(starts) else None
     flags = [after is not None and start < after for start in starts]
     if profile is None or not profile.has_table("NVTX_EVENTS"):
         return flags
     names = range_names(profile)
     present = warmup_range if warmup_range and matches(names, warmup_range) else None
+    if present and unless_marked:  # the job marks its warm-up: its first steps are measured ones
+        after, flags = None, [False] * len(starts)
     if step_names:
         warmup = Warmup(present, after, "")
         warm = {start for _id, _n, start, _d, is_warm in range_instances(profile, step_glob(step_names), warmup)

@@ -108,8 +108,8 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         if detected:
             steps = repetition_steps(ops)  # no NVTX step ranges: the period of the NCCL sequence
         steps = _gpu_windows(p, steps)
-        first = WARMUP_STEPS if len(steps) >= 3 and not steady.has_warmup_range(p) else 0
-        steps["warm"] = steady.warm_flags(p, list(steps["start_ns"]), first, None if detected else list(steps["name"]))
+        steps["warm"] = steady.warm_flags(p, list(steps["start_ns"]), WARMUP_STEPS if len(steps) >= 3 else 0,
+                                          None if detected else list(steps["name"]), unless_marked=True)
         p.con.register("steps", steps)
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])
