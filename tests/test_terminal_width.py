@@ -341,3 +341,38 @@ def test_many_long_names_at_80_columns_each_get_their_own_line_and_text(count):
     assert len(set(shown)) == count
     for name, text in zip(names, shown):
         assert _reads_as(name, text.strip()), (name, text)
+
+
+def test_a_terminal_that_reports_no_size_prints_the_whole_table():
+    """A new pseudo-terminal reports 0 columns until someone sets its size (`docker run -t`, `script`, a test's
+    pty). That is no width: the table is printed whole, as piped, where `ranks` failed with an internal error
+    ("invalid width 0") wrapping its notes."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from .conftest import rank_files
+
+    alone = rank_files("ddp4_balanced")[0]
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    master, slave = pty.openpty()
+    assert os.get_terminal_size(slave).columns == 0
+    shown = subprocess.run([sys.executable, "-m", "nsys_analytics", "ranks", "--jobs", "1", str(alone)],
+                           stdout=slave, stderr=subprocess.PIPE, text=True, env=env, timeout=300)
+    os.close(slave)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the other end is closed: all is read
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(master)
+    assert shown.returncode == 0, shown.stderr
+    piped = subprocess.run([sys.executable, "-m", "nsys_analytics", "ranks", "--jobs", "1", str(alone)],
+                           capture_output=True, text=True, env=env, timeout=300)
+    table = piped.stdout.split("Per rank")[1]
+    assert table.replace("\n", "\r\n") in screen.decode()

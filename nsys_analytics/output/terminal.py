@@ -37,9 +37,10 @@ def width_for(fmt: str, to_file: bool) -> int | None:
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else None
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 0
     except (OSError, ValueError, AttributeError):  # no real file behind stdout (a test runner's buffer)
         return None
+    return columns or None  # a terminal that reports no size (a new pseudo-terminal: 0 columns) sets no width
 
 
 @contextmanager
