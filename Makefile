@@ -21,15 +21,18 @@ demo: setup
 	$(BIN)/nsys-analytics kernels $(DEMO) --limit 10
 
 ## test: install and run the test suite
-# A pytest killed by a signal (exit status above 128) is run once more, without the tests it had passed: DuckDB's
+# On TEST_WORKERS pytest-xdist workers (2: this machine's cores; the suite takes about half the time of one). DuckDB's
 # SQLite reader can, rarely, crash the process that reads many exports (a native fault, not a failing test; README.md,
-# Fixtures and tests). A failing test still fails the target at once.
+# Fixtures and tests): a test whose worker crashed runs once more on a fresh worker (tests/worker_crashes.py), and a
+# pytest killed by a signal (exit status above 128) is run once more, without the tests it had passed. A failing test
+# still fails the target at once.
+TEST_WORKERS ?= 2
 PASSED := .pytest-passed
 test: setup
 	rm -f $(PASSED)
-	$(BIN)/python -m pytest -q --record-passed $(PASSED) || { rc=$$?; [ $$rc -gt 128 ] || exit $$rc; \
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --record-passed $(PASSED) || { rc=$$?; [ $$rc -gt 128 ] || exit $$rc; \
 	  echo "pytest was killed by signal $$((rc - 128)); running the suite once more without the $$(wc -l < $(PASSED)) tests it had passed" >&2; \
-	  $(BIN)/python -m pytest -q --skip-passed $(PASSED); }
+	  $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --skip-passed $(PASSED); }
 
 ## test-shared: also compare with the reference profiles in ../shared/profiles
 test-shared: setup

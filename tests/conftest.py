@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from . import worker_crashes
+
+pytest_handlecrashitem = worker_crashes.pytest_handlecrashitem  # an xdist hook: pytest finds hooks in conftest.py
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 PROFILES = FIXTURES / "profiles"
@@ -148,7 +152,8 @@ _passing: set[str] = set()
 
 def pytest_configure(config):
     global _record
-    _record = config.getoption("--record-passed")
+    # under xdist the controller sees every worker's reports and records them; the workers record nothing
+    _record = None if hasattr(config, "workerinput") else config.getoption("--record-passed")
 
 
 def nsys_folder(name: str, form: str) -> Path:
