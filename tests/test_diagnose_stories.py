@@ -171,10 +171,10 @@ def test_a_sync_after_every_short_kernel_is_a_warning_charged_with_the_idle_it_c
         report = diagnose(p)
     top = report.findings[0]
     assert top.rule == "cuda_api_sync" and top.severity == "warning", report.findings
-    # Per call: idle 3 us before its kernel starts and 18 us after it (58 -> 76 us), 21 us, under the call's 63 us;
-    # the first call's 3 us lie before the GPU's span (it begins with the first kernel), and the last call, with no
-    # kernel after it, has only the 3 us before its kernel: 18 + 98 x 21 + 3.
-    assert top.at_stake_ns == (18 + 98 * 21 + 3) * US
+    # Per call: 18 us from its kernel's end to the next kernel (58 -> 76 us), under the call's 63 us. The 3 us
+    # before its kernel starts are not the call's: the kernel was launched before it, and starts as late without
+    # it. The last call has no kernel after it and returns at the end of the GPU's span: 99 x 18.
+    assert top.at_stake_ns == 99 * 18 * US
     assert top.figures["span_ns"] == 99 * 68 * US + 50 * US
     assert top.figures["blocked_ns"] == 100 * 63 * US
 
@@ -195,9 +195,9 @@ def test_a_sync_is_charged_at_most_its_own_length(tmp_path):
 
 def brute_force_sync_idle(path: Path) -> tuple[int, int]:
     """(GPU idle caused, blocked time) of the synchronization calls over the whole capture, by brute force: per call
-    and device of its process, the union of the device's operations (kernels, copies, memsets, whole graphs; start
-    > 0) subtracted from [call start, first start at or after its return], all clipped to the device's span, capped
-    at the call's length."""
+    and device of its process, the time from the later of its start and the last end of the device's operations
+    (kernels, copies, memsets, whole graphs; start > 0) that started before it returned, to the first start at or
+    after its return, all clipped to the device's span, capped at the call's length."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     ops: dict[tuple[int, int], list] = {}
@@ -219,19 +219,9 @@ def brute_force_sync_idle(path: Path) -> tuple[int, int]:
             a, b = min(max(s, lo), hi), min(max(e, lo), hi)
             after = [x for x, _ in intervals if x >= b]
             z = min(after) if after else b
-            busy = sum(max(0, min(y, z) - max(x, a)) for x, y in _merged(intervals))
-            idle += min(z - a - busy, e - s)
+            ran_out = max(y for x, y in intervals if x < b) if any(x < b for x, _ in intervals) else a
+            idle += min(max(0, z - max(a, ran_out)), e - s)
     return idle, sum(e - s for s, e, _ in calls)
-
-
-def _merged(intervals):
-    out = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
 
 
 @pytest.mark.parametrize("name", ["copies_streams_graph", "graphs_whole", "graphs_node", "gpt_train"])

@@ -1,12 +1,11 @@
 -- name: _busy_queries
 -- kind: query
 -- params: $chunks
--- needs: _diag.chunks, _diag.copies, _diag.sync_calls, kernels
+-- needs: _diag.chunks, _diag.copies, kernels
 -- _busy_queries: the times at which sweep.py measures busy time (the busy time of the islands before each time):
 -- the start and end of every host<->device copy, on the kernel-only islands (copy_bottleneck: how long a kernel
--- ran during the copy), and the chunk boundaries and both ends of each synchronization call (within its span),
--- on the islands of all work (gpu_utilization, sync_idle).
--- Needs: _diag.copies, _diag.chunks(chunks), _diag.sync_calls.
+-- ran during the copy), and the chunk boundaries, on the islands of all work (gpu_utilization).
+-- Needs: _diag.copies, _diag.chunks(chunks).
 -- Params: $chunks: number of chunks per span.
 -- Unsorted and with repeats: sweep.py sorts the times and drops the repeats with numpy (at 20 M kernels, 1.5 M
 -- times, a UNION and ORDER BY here took 1 s).
@@ -23,8 +22,4 @@ FROM (
     SELECT false, pid, device, chunk_start_ns FROM _diag.chunks($chunks)
     UNION ALL
     SELECT false, pid, device, chunk_end_ns FROM _diag.chunks($chunks)
-    UNION ALL
-    SELECT false, pid, device, from_ns FROM _diag.sync_calls
-    UNION ALL
-    SELECT false, pid, device, until_ns FROM _diag.sync_calls
 )

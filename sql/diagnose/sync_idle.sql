@@ -1,31 +1,29 @@
 -- name: sync_idle
 -- kind: query
 -- params: $pid
--- needs: _diag.busy_at, _diag.next_at, _diag.spans, _diag.sync_calls
+-- needs: _diag.next_at, _diag.spans, _diag.sync_calls
 -- sync_idle: the GPU idle time that cuda_api_sync's calls cause: for each call and device of its process, the idle
--- time (no GPU operation on any stream) from the call's start to the first GPU operation that starts after it
--- returned, at most the call's duration: without the call the CPU would have issued that operation at most that
--- much sooner, so a pause of the CPU after the call is not the call's. A call made while the GPU is busy costs only
--- the gap from its return to the next operation. From the pass (sweep.py), no range join: the idle time during the
--- call is its length minus the busy time of the merged operations between its ends (_diag.busy_at); after it
--- returns, the device is idle from the later of the return and the latest end of the operations started before,
--- up to the next operation's start (_diag.next_at; none after the device's last operation).
--- Needs: _diag.sync_calls, _diag.busy_at (all work: kernels = false), _diag.next_at, _diag.spans.
+-- time from the later of the call's start and the end of the work issued before it returns (the queued work ran
+-- out) to the first GPU operation that starts after it returned, at most the call's duration: without the call the
+-- CPU would have issued that operation at most that much sooner, so a pause of the CPU after the call is not the
+-- call's. The gaps between operations that were already queued when the call was made (a few microseconds between
+-- kernels, the start latency of the last kernel launched) are not the call's either: they happen with or without
+-- it (diag_faults' truth, tests/test_diagnose_truth.py: charged with them, a data loader's syncs read 36.2 ms of
+-- idle where the GPU's own timers measured 33.5 ms; now 33.2 ms). A call made while the GPU is busy costs only the gap from its return to the next
+-- operation. From the pass (sweep.py), no range join: _diag.next_at gives, at each call's return, the latest end
+-- of the operations started before it and the next operation's start (none after the device's last operation).
+-- Needs: _diag.sync_calls, _diag.next_at, _diag.spans.
 -- Params: $pid: the calls of that process alone (NULL: every process).
 -- One row: the totals, the GPU span of the devices charged, and the three calls that cost most.
 WITH
     charged AS (
         SELECT c.pid, c.device, c.call_start_ns, c.call_end_ns, c.from_ns,
                coalesce(nullif(n.next_start_ns, -1), c.until_ns) AS to_ns,
-               least((c.until_ns - c.from_ns) - (b_to.busy_ns - b_from.busy_ns)
-                     + CASE WHEN n.next_start_ns > greatest(c.until_ns, n.latest_end_ns)
+               least(greatest(c.until_ns - greatest(c.from_ns, n.latest_end_ns), 0)  -- in the call, nothing queued
+                     + CASE WHEN n.next_start_ns > greatest(c.until_ns, n.latest_end_ns)  -- after it, until the next
                             THEN n.next_start_ns - greatest(c.until_ns, n.latest_end_ns) ELSE 0 END,
                      c.call_end_ns - c.call_start_ns) AS idle_ns
         FROM _diag.sync_calls AS c
-        JOIN _diag.busy_at AS b_from
-          ON NOT b_from.kernels AND b_from.pid = c.pid AND b_from.device = c.device AND b_from.t = c.from_ns
-        JOIN _diag.busy_at AS b_to
-          ON NOT b_to.kernels AND b_to.pid = c.pid AND b_to.device = c.device AND b_to.t = c.until_ns
         LEFT JOIN _diag.next_at AS n
           ON n.pid = c.pid AND n.device = c.device AND n.t = c.until_ns
         WHERE $pid IS NULL OR c.pid = $pid

@@ -64,7 +64,9 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
     """Many kernels shorter than `short_kernel_us` that also ran shorter than their launch call.
 
     Fires when such kernels are >= short_share_pct of the kernels (error at twice that).
-    At stake: the launch time beyond their run time.
+    At stake: the launch time beyond their run time. A lower bound of what the GPU waits: the host's own time
+    between the calls (Python, the framework) comes on top (diag_faults' launch-bound loop: 172.6 ms at stake, 195.5
+    ms waited by the GPU's timers; tests/test_diagnose_truth.py).
     """
     params = {**window.params(), "short_ns": round(t.short_kernel_us * 1000), "chunks": t.chunks,
               "long_launch_ns": round(t.long_launch_us * 1000)}
@@ -83,7 +85,9 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
             f"({pct(total['short_kernel_ns'], total['kernel_ns'])}% of kernel time); "
             f"{total['shorter_than_launch']:,} ran shorter than their launch call"
             + (f" ({total['long_launches']:,} launch calls over {t.long_launch_us:g} us left out: module loading or "
-               "a full launch queue, not launch overhead)" if total["long_launches"] else ""),
+               "a full launch queue, not launch overhead)" if total["long_launches"] else "")
+            + f"; their launch calls outlast them by {ms(total['launch_excess_ns'])}, and the GPU waits longer: the "
+            "host's time between calls comes on top",
             "Cut launches: capture the loop in a CUDA graph or fuse small kernels"
             + (" (torch.compile, or torch.cuda.graphs)." if uses_pytorch(profile) else "."),
             int(total["launch_excess_ns"]), _worst(group, lambda r: r["launch_excess_ns"]),
