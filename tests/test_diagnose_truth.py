@@ -1,7 +1,8 @@
 """diagnose's findings against the GPU's own timers: fixtures/workloads/diag_faults.py runs a training-like loop with
-one designed reason for the GPU to wait (none, a sync after every block, launch-bound tiny kernels, a host-side
-data loader between steps) and measures that wait with CUDA events (fixtures/diagnose/diag_FAULT_truth.json,
-fixtures/README.md). The figures the findings state must be the ones the workload measured."""
+one designed reason for the GPU to wait (none, a sync after every block, launch-bound tiny kernels, pageable copies,
+a host-side data loader between steps) and measures that wait with CUDA events
+(fixtures/diagnose/diag_FAULT_truth.json, fixtures/README.md). The figures the findings state must be the ones the
+workload measured."""
 
 from __future__ import annotations
 
@@ -79,7 +80,20 @@ def test_launch_bound_tiny_kernels_are_counted_and_their_cost_bounded_by_the_wai
     assert f"outlast them by {at_stake_ms(launch):.1f} ms, and the GPU waits longer" in launch["summary"]
 
 
-@pytest.mark.parametrize("fault", ["none", "sync", "launch", "data"])
+def test_pageable_copies_between_blocks_are_the_bottleneck_the_gpu_timed():
+    """7 copies of 32 MB from pageable memory a step, no kernel beside them: 151.6 ms by the events around them
+    (which also hold each copy's start latency), 147.8 ms by nsys' copy records."""
+    found = findings("copy")
+    copied = sum(s["copy_ms"] for s in truth("copy")["steps"])
+    copies = found["copy_bottleneck"]
+    assert copies["severity"] == "error" and copies["figures"]["copies"] == 7 * 6
+    assert copies["figures"]["copy_ns"] / 1e6 == pytest.approx(copied, rel=0.03)
+    assert copies["figures"]["exposed_ns"] == copies["figures"]["pageable_ns"] == copies["figures"]["copy_ns"]
+    assert at_stake_ms(copies) == copies["figures"]["exposed_ns"] / 1e6
+    assert found["cuda_memcpy_async"]["figures"]["rows"] == 7 * 6
+
+
+@pytest.mark.parametrize("fault", ["none", "sync", "launch", "copy", "data"])
 def test_the_nsys_rules_tables_equal_nsys_analyze(fault, tmp_path):
     """The numbers under the findings: each nsys rule's table equals `nsys analyze`'s, cell for cell (the CSVs made
     beside each export on the GPU machine)."""
