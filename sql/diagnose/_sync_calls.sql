@@ -5,8 +5,8 @@
 -- _sync_calls: the synchronization calls cuda_api_sync lists (cudaDeviceSynchronize, cudaStreamSynchronize
 -- overlapping the window), once per device of their process that has GPU work in the window, with the call's
 -- start and end clipped to that device's GPU span: the interval whose GPU idle time sync_idle.sql charges them,
--- up to the first operation after the return (found by the pass: _next_queries.sql). Created as the table
--- _diag.sync_calls before the pass, which measures the busy time at both ends (_busy_queries.sql).
+-- up to the first operation after the return. Created as the table _diag.sync_calls before the pass, which finds
+-- what follows each call's return (_next_queries.sql).
 -- Params: $from_ns, $to_ns: calls overlapping [from, to); $syncs: false makes no rows (cuda_api_sync not run).
 WITH
     sync_names AS (

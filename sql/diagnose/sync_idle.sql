@@ -9,9 +9,10 @@
 -- call's. The gaps between operations that were already queued when the call was made (a few microseconds between
 -- kernels, the start latency of the last kernel launched) are not the call's either: they happen with or without
 -- it (diag_faults' truth, tests/test_diagnose_truth.py: charged with them, a data loader's syncs read 36.2 ms of
--- idle where the GPU's own timers measured 33.5 ms; now 33.2 ms). A call made while the GPU is busy costs only the gap from its return to the next
--- operation. From the pass (sweep.py), no range join: _diag.next_at gives, at each call's return, the latest end
--- of the operations started before it and the next operation's start (none after the device's last operation).
+-- idle where the GPU's own timers measured 33.5 ms; now 33.2 ms). A call made while the GPU is busy costs only the
+-- gap from its return to the next operation. From the pass (sweep.py), no range join: _diag.next_at gives, at each
+-- call's return, the latest end of the operations started before it and the next operation's start (none after
+-- the device's last operation).
 -- Needs: _diag.sync_calls, _diag.next_at, _diag.spans.
 -- Params: $pid: the calls of that process alone (NULL: every process).
 -- One row: the totals, the GPU span of the devices charged, and the three calls that cost most.
