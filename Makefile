@@ -36,7 +36,7 @@ test: setup
 
 ## test-shared: also compare with the reference profiles in ../shared/profiles
 test-shared: setup
-	$(BIN)/python -m pytest -q --shared-profiles
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --shared-profiles
 
 ## bench: speed and memory on >= 1 M-kernel profiles, beside nsys 2022.4 (installed if possible)
 bench: setup
