@@ -52,6 +52,7 @@ bench: setup
 	$(BIN)/python bench/bench_catalog.py
 	$(BIN)/python bench/bench_ranks.py
 	$(BIN)/python bench/bench_cache.py --scaling --runs 1
+	$(BIN)/python bench/bench_cache_threshold.py
 	$(BIN)/python bench/bench_heavy.py
 	$(BIN)/python bench/bench_modules.py
 	$(BIN)/python bench/bench_floor.py --sizes 1M,3M --runs 3

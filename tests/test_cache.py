@@ -86,6 +86,22 @@ def test_no_cache_option_and_small_profiles_build_nothing(cached, monkeypatch):
     assert not cached.exists() or not cache.entries()
 
 
+def test_by_default_a_profile_of_4_mib_is_cached_and_a_smaller_one_read_directly(monkeypatch, tmp_path):
+    """The default minimum (docs/cache.md, Break-even): 4 MiB, where the cache pays back within a few runs."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(folder))
+    monkeypatch.delenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", raising=False)
+    small, large = tmp_path / "small.sqlite", tmp_path / "large.sqlite"
+    for target, copies in ((small, 10), (large, 11)):  # 3.8 and 4.2 MiB of the 0.7 MB fixture
+        subprocess.run([sys.executable, str(ROOT / "bench" / "scale_profile.py"), str(TRAIN), str(target),
+                        "--copies", str(copies)], check=True, capture_output=True)
+    assert small.stat().st_size < 4 * 2**20 <= large.stat().st_size
+    assert kernel_count(small) > 0 and not cache.entries()
+    assert kernel_count(large) > kernel_count(small)
+    (entry,) = cache.entries()
+    assert entry.name.startswith("large-") and [p for p in entry.iterdir() if p.suffix == ".parquet"]
+
+
 def test_nothing_is_written_beside_the_profile(cached, tmp_path):
     work = tmp_path / "work"
     work.mkdir()

@@ -9,7 +9,7 @@ time, inode and sampled bytes, cache/identity.py) with everything else the summa
 change it when `diff.data.summarize` computes something else), the attribution asked, the category rules and, for
 one process of a report split by process, that process. A summary is remembered only if the file did not change
 while it was read. Like the columnar cache, it is kept for profiles of at least NSYS_ANALYTICS_CACHE_MIN_SIZE
-(64 MiB; smaller ones are summarized in well under a second), goes with the profile's caches (`cache clear`), and
+(4 MiB; smaller ones are summarized in well under a second), goes with the profile's caches (`cache clear`), and
 `--no-cache` neither reads nor writes it. The folder holds at most KEEP summaries of at most MAX_BYTES each.
 Nothing is written beside the file.
 """
