@@ -93,8 +93,19 @@ def test_what_is_not_kept(setup, tmp_path):
     assert cli({**env, "NSYS_ANALYTICS_REPLAY": "0"}, "kernels", profile)[0] == 0
     assert cli(env, "diagnose", profile, "--fail-on", "warning")[0] == 4  # a failed run
     assert cli(env, "sql", profile, "SELECT 1")[0] == 0  # not a report command
-    assert cli({**env, "NSYS_ANALYTICS_CACHE_MIN_SIZE": "64M"}, "kernels", profile)[0] == 0  # quick to read
     assert records(cache) == []
+
+
+def test_a_profile_read_directly_is_replayed_too(setup):
+    """Under the cache's minimum size the profile is read directly (no columnar cache), and its answer is kept."""
+    profile, cache, env = setup
+    env = {**env, "NSYS_ANALYTICS_CACHE_MIN_SIZE": "64M"}
+    first = cli(env, "nvtx", profile)
+    assert first[0] == 0 and first[1]
+    [record] = records(cache)
+    assert not (cache / "columnar").exists() or not any((cache / "columnar").iterdir())
+    mark(record)
+    assert cli(env, "nvtx", profile)[1] == b"REPLAYED\n" + first[1]
 
 
 def test_a_damaged_record_is_run_again(setup):

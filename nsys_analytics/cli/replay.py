@@ -10,8 +10,9 @@ under a key made of everything that output can depend on:
 - the code that printed it: the size and modification time of every file of the package and of the libraries that
   format its output (duckdb, pandas, numpy, pyarrow, click).
 Only the plain report commands (REPLAYED) are replayed, and only where nothing else is read or written: one profile,
-a `.sqlite` export at least the cache's minimum size, no other file among the words, no `-o`, no `--no-cache`,
-no `--debug`. A run is kept when it ended with exit code 0, all its output was written (not cut off by a closed
+a `.sqlite` export of any size (one under the cache's minimum size is read directly, yet its answer is kept: a
+replayed `nvtx` of a 1 MB export takes 0.02 s where computing it takes 0.14 s), no other file among the words, no
+`-o`, no `--no-cache`, no `--debug`. A run is kept when it ended with exit code 0, all its output was written (not cut off by a closed
 pipe, `| head`), that output is at most MAX_BYTES and the profile did not change while it ran; a damaged or
 unreadable record is run again. `--no-cache` (NSYS_ANALYTICS_NO_CACHE=1) and NSYS_ANALYTICS_REPLAY=0 neither read
 nor keep any (the second: the columnar cache is still used).
@@ -59,7 +60,7 @@ def replay_or_record(args: list[str]) -> "Recording | None":
 
 def _record_path(args: list[str]) -> tuple[Path, Path] | None:
     """(where this command line's output is kept, the profile), or None where it is not replayed."""
-    from ..data.cache.folder import cache_dir, enabled, min_size
+    from ..data.cache.folder import cache_dir, enabled
 
     command = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
     if command is None or args[command] not in REPLAYED or not enabled() or os.environ.get(SWITCH) == "0":
@@ -70,7 +71,7 @@ def _record_path(args: list[str]) -> tuple[Path, Path] | None:
     if len(files) != 1:
         return None
     profile = files[0]
-    if profile.suffix != ".sqlite" or not profile.is_file() or profile.stat().st_size < min_size():
+    if profile.suffix != ".sqlite" or not profile.is_file():
         return None
     from ..data.cache.identity import identity, path_prefix
     from ..data.cache.memo import SUMMARIES
