@@ -1,5 +1,6 @@
 """Answers replayed: a report command run again with the same words on the same profile prints what it printed
-before, without opening the profile, DuckDB or pandas (a whole `kernels` or `nvtx` in about 0.07 s instead of 0.2 s).
+before, without opening the profile, DuckDB or pandas (a whole `kernels` or `nvtx` in 0.03 s instead of 0.12 s at
+1 M kernels).
 
 The output of a run is kept, with its exit code, in the cache folder's SUMMARIES next to the profile's other caches,
 under a key made of everything that output can depend on:
