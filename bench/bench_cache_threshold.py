@@ -2,6 +2,7 @@
 directly and through the cache, whole processes, beside nsys 2022.4 where it has the report.
 
     python bench/bench_cache_threshold.py [--kernels 10000,20000,30000,100000,250000] [--rounds 2] [--no-nsys]
+                                          [--source EXPORT.sqlite]   # default: the gpt_train fixture
 
 For each size and each way of reading (direct: NSYS_ANALYTICS_CACHE_MIN_SIZE above the file; cached: 0), in
 interleaved rounds:
@@ -27,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CLI, ROOT, count_kernels, nsys_2022, scaled_profile
+from common import CLI, DEFAULT_SOURCE, ROOT, count_kernels, nsys_2022, scaled_profile
 
 sys.path.insert(0, str(ROOT))
 from nsys_analytics.data.cache.folder import DEFAULT_MIN_SIZE  # noqa: E402
@@ -70,12 +71,13 @@ def main() -> None:
     ap.add_argument("--kernels", default="10000,20000,30000,100000,250000")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--no-nsys", action="store_true")
+    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="the export the profiles are scaled from")
     args = ap.parse_args()
     nsys = None if args.no_nsys else nsys_2022()
     print(f"default NSYS_ANALYTICS_CACHE_MIN_SIZE: {DEFAULT_MIN_SIZE / 2**20:g} MiB; "
           f"load average before: {os.getloadavg()[0]:.1f}")
     for kernels in [int(k) for k in args.kernels.split(",")]:
-        profile = scaled_profile(kernels)
+        profile = scaled_profile(kernels, args.source)
         rounds = {mode: [] for mode in MODES}
         for _ in range(args.rounds):  # interleaved: a drift of the machine falls on both ways alike
             for mode in MODES:
