@@ -13,10 +13,10 @@ under a key made of everything that output can depend on:
 Only the plain report commands (REPLAYED) are replayed, and only where nothing else is read or written: one profile,
 a `.sqlite` export of any size (one under the cache's minimum size is read directly, yet its answer is kept: a
 replayed `nvtx` of a 1 MB export takes 0.02 s where computing it takes 0.14 s), no other file among the words, no
-`-o`, no `--no-cache`, no `--debug`. A run is kept when it ended with exit code 0, all its output was written (not cut off by a closed
-pipe, `| head`), that output is at most MAX_BYTES and the profile did not change while it ran; a damaged or
-unreadable record is run again. `--no-cache` (NSYS_ANALYTICS_NO_CACHE=1) and NSYS_ANALYTICS_REPLAY=0 neither read
-nor keep any (the second: the columnar cache is still used).
+`-o`, no `--no-cache`, no `--debug`. A run is kept when it ended with exit code 0, all its output was written (not
+cut off by a closed pipe, `| head`), that output is at most MAX_BYTES and the profile did not change while it ran; a
+damaged or unreadable record is run again. `--no-cache` (NSYS_ANALYTICS_NO_CACHE=1) and NSYS_ANALYTICS_REPLAY=0
+neither read nor keep any (the second: the columnar cache is still used).
 """
 
 from __future__ import annotations
