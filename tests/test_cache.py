@@ -182,6 +182,20 @@ def test_a_killed_build_leaves_nothing_half_made(cached, tmp_path):
         assert (folder / name).stat().st_size > 0
 
 
+def test_a_digest_left_half_written_by_a_killed_build_is_removed_by_the_next_build(cached):
+    """A build killed between writing a part's digest and renaming it into place (parts.seal) leaves a `.partial`."""
+    assert kernel_count(TRAIN) > 0
+    (folder,) = cache.entries()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    orphan = folder / f".CUPTI_ACTIVITY_KIND_RUNTIME.parquet.xxh3.{int(gone.stdout)}.partial"
+    orphan.write_text("0" * 32)
+    mine = folder / f".StringIds.parquet.xxh3.{os.getpid()}.partial"  # a live writer's is left alone
+    mine.write_text("0" * 32)
+    with nsys_analytics.open(TRAIN) as p:
+        assert p.sql("SELECT count(*) FROM cuda_api").rows[0][0] > 0  # builds the runtime table's part
+    assert not orphan.exists() and mine.exists()
+
+
 def test_least_recently_used_caches_go_first_when_over_the_bound(cached, tmp_path, monkeypatch):
     copies = []
     for i in range(3):

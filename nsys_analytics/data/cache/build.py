@@ -148,8 +148,12 @@ def _atomic(target: Path, what: str):
 
 
 def remove_orphans(folder: Path) -> None:
-    """Remove temporary files of builds whose process is gone (killed, or crashed)."""
+    """Remove temporary files of builds whose process is gone (killed, or crashed): a part being written and the
+    digest being written beside it (parts.seal's `.partial`)."""
+    from .orphans import remove_partials
+
     for tmp in folder.glob(".*.tmp*"):
         m = _TMP.search(tmp.name)
         if m and not pid_alive(int(m.group(1))):
             tmp.unlink(missing_ok=True)
+    remove_partials(folder)
