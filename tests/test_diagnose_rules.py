@@ -6,11 +6,12 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import nsys_analytics
 from nsys_analytics.cli.main import cli
-from nsys_analytics.capabilities.diagnose import diagnose
+from nsys_analytics.capabilities.diagnose import diagnose, launch_wait
 
 PID = 100
 GLOBAL_PID = PID << 24
@@ -60,11 +61,48 @@ def rules_fired(path: Path, rule: str) -> list:
 
 
 def test_launch_bound_fires_on_tiny_kernels(tmp_path):
+    """Each kernel after the first waits 4 us for its launch (6 us apart, 2 us long); none was queued, so no
+    spacing of the GPU's own is taken off. The launch calls outlast the kernels by 3 us each."""
     kernels, calls = loop(300, kernel_ns=2 * US, launch_ns=5 * US, period_ns=6 * US)
     [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "launch_bound")
     assert finding.severity == "error"
     assert finding.figures["shorter_than_launch"] == 300
-    assert finding.at_stake_ns == 300 * 3 * US
+    assert finding.figures["launch_excess_ns"] == 300 * 3 * US
+    assert finding.at_stake_ns == finding.figures["gpu_wait_ns"] == 299 * 4 * US
+    assert "the GPU sits idle 1.2 ms before them (their launch calls outlast them by 0.9 ms)" in finding.summary
+
+
+def test_launch_bound_is_info_when_the_tiny_kernels_were_queued(tmp_path):
+    """Every launch call returned long before its kernel ran: the 4 us between kernels is the GPU's own spacing,
+    so it waits for no launch, however much longer the calls are than the kernels."""
+    kernels, calls = loop(300, kernel_ns=2 * US, launch_ns=5 * US, period_ns=6 * US, early_launch=True)
+    [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls), "launch_bound")
+    assert finding.severity == "info" and finding.at_stake_ns == 0
+    assert finding.figures["queued_spacing_ns"] == 4 * US
+    assert "so it barely waits for them" in finding.summary
+
+
+@pytest.mark.parametrize("slice_rows", [None, 7])
+def test_launch_bound_counts_the_wait_beyond_the_queued_spacing_up_to_the_starved_gaps(tmp_path, monkeypatch,
+                                                                                       slice_rows):
+    """101 queued kernels 1 us apart (the GPU's spacing: 1 us), then 300 launched one by one 4 us apart (3 us each
+    beyond the spacing), but a copy fills one of those gaps, then 10 after 50 us each (the host elsewhere:
+    gpu_starved's gaps, from 20 us on). In slices of 7 operations the running end carries from slice to slice."""
+    if slice_rows:
+        monkeypatch.setattr(launch_wait, "SLICE_ROWS", slice_rows)
+    kernels, calls, copies, start = [], [], [], 1_000 * US
+    for i in range(411):
+        if i:
+            start += 2 * US + (1 * US if i <= 100 else 4 * US if i <= 400 else 50 * US)
+        call_end = 10 * US + i * 10 if i <= 100 else start - 500  # the first 101 launched long before
+        kernels.append((start, start + 2 * US, 7, i + 1))
+        calls.append((call_end - 5 * US, call_end, i + 1, 2))
+        if i == 200:  # a pinned copy on another stream from the previous kernel's end to this one's start
+            copies.append((start - 4 * US, start, 8, 1000, 1, 1, 2))
+            calls.append((start - 6 * US, start - 5 * US, 1000, 3))
+    [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls, copies), "launch_bound")
+    assert finding.figures["queued_spacing_ns"] == 1 * US
+    assert finding.at_stake_ns == 299 * 3 * US
 
 
 def test_launch_bound_silent_on_long_kernels(tmp_path):

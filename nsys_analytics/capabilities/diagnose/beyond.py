@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .data import Window
 from .findings import Finding, cpu_advice, ms, pct, uses_pytorch
+from .launch_wait import launch_wait
 from .starved import starved_rows
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ class Thresholds:
     # launch_bound: a launch call longer than this is no launch overhead (a first launch loading its module, a full
     # launch queue) and counts neither as a kernel shorter than its launch nor in the time at stake
     long_launch_us: float = 100.0
+    # launch_bound: a wait for the launches below this share of the GPU span is no problem (info): the kernels were
+    # queued while the GPU ran earlier work
+    launch_wait_pct: float = 1.0
     min_gap_us: float = 20.0  # gpu_starved: shortest idle gap considered
     starved_pct: float = 10.0  # gpu_starved: share of the GPU span idle with no launch issued
     exposed_copy_pct: float = 10.0  # copy_bottleneck: share of the span in copies no kernel overlaps
@@ -63,14 +67,17 @@ def _span_ns(profile: Profile, chunks: int) -> dict[tuple[int, int], int]:
 def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Finding]:
     """Many kernels shorter than `short_kernel_us` that also ran shorter than their launch call.
 
-    Fires when such kernels are >= short_share_pct of the kernels (error at twice that).
-    At stake: the launch time beyond their run time. A lower bound of what the GPU waits: the host's own time
-    between the calls (Python, the framework) comes on top (diag_faults' launch-bound loop: 172.6 ms at stake, 195.5
-    ms waited by the GPU's timers; tests/test_diagnose_truth.py).
+    Fires when such kernels are >= short_share_pct of the kernels (error at twice that), as info only where the GPU
+    waits for them less than launch_wait_pct of its span (they were queued behind earlier work).
+    At stake: the GPU's idle time before them, in gaps shorter than gpu_starved's min_gap_us, beyond the spacing it
+    leaves between queued kernels (launch_wait.py; diag_faults' launch-bound loop: 183.1 ms, against 195.5 ms waited
+    by the workload's CUDA events and 172.6 ms of launch calls beyond their kernels' run time;
+    tests/test_diagnose_truth.py).
     """
     params = {**window.params(), "short_ns": round(t.short_kernel_us * 1000), "chunks": t.chunks,
               "long_launch_ns": round(t.long_launch_us * 1000)}
     rows = profile.run_file("diagnose", "launch_bound", params).to_records()
+    spans = _span_ns(profile, t.chunks)
     findings = []
     for (pid, device), group in _by_device(rows).items():
         total = {k: sum(r[k] for r in group) for k in ("kernels", "kernel_ns", "short_kernels", "short_kernel_ns",
@@ -79,18 +86,26 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
         share = pct(min(total["short_kernels"], total["shorter_than_launch"]), total["kernels"])
         if total["kernels"] < t.min_kernels or share < t.short_share_pct:
             continue
+        # the gaps from gpu_starved's minimum on are the host doing something else: that rule's
+        wait = launch_wait(profile, window, pid, device, params["short_ns"], params["long_launch_ns"],
+                           round(t.min_gap_us * 1000))
+        total |= {"gpu_wait_ns": wait.wait_ns, "queued_spacing_ns": wait.spacing_ns}
+        waits = pct(wait.wait_ns, spans.get((pid, device), 0)) >= t.launch_wait_pct
+        severity = ("error" if share >= 2 * t.short_share_pct else "warning") if waits else "info"
         findings.append(Finding(
-            "launch_bound", "error" if share >= 2 * t.short_share_pct else "warning",
+            "launch_bound", severity,
             f"{total['short_kernels']:,} of {total['kernels']:,} kernels run < {t.short_kernel_us:g} us "
             f"({pct(total['short_kernel_ns'], total['kernel_ns'])}% of kernel time); "
             f"{total['shorter_than_launch']:,} ran shorter than their launch call"
             + (f" ({total['long_launches']:,} launch calls over {t.long_launch_us:g} us left out: module loading or "
                "a full launch queue, not launch overhead)" if total["long_launches"] else "")
-            + f"; their launch calls outlast them by {ms(total['launch_excess_ns'])}, and the GPU waits longer: the "
-            "host's time between calls comes on top",
+            + f"; the GPU sits idle {ms(wait.wait_ns)} before them"
+            + (f" beyond the {wait.spacing_ns / 1000:,.1f} us it leaves between queued kernels" if wait.queued else "")
+            + f" (their launch calls outlast them by {ms(total['launch_excess_ns'])})"
+            + ("" if waits else "; they were queued while the GPU ran earlier work, so it barely waits for them"),
             "Cut launches: capture the loop in a CUDA graph or fuse small kernels"
             + (" (torch.compile, or torch.cuda.graphs)." if uses_pytorch(profile) else "."),
-            int(total["launch_excess_ns"]), _worst(group, lambda r: r["launch_excess_ns"]),
+            wait.wait_ns, _worst(group, lambda r: r["launch_excess_ns"]),
             {**total, "short_kernel_time_pct": pct(total["short_kernel_ns"], total["kernel_ns"])}, pid, device,
         ))
     return findings

@@ -17,7 +17,7 @@ from .nsys_rules import NSYS_RULES, RuleOutcome
 if TYPE_CHECKING:
     from ...data.profile import Profile
 
-FORMAT = "diagnose-v4"  # change it when a rule or the report computes something else (v4: sync_idle, 2026-11-29)
+FORMAT = "diagnose-v5"  # change it when a rule or the report computes something else (v5: launch_bound's wait)
 KEEP = 64
 MAX_BYTES = 16 * 2**20
 

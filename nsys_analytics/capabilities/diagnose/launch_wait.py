@@ -1,0 +1,105 @@
+"""How long the GPU waits for launches: the idle time before each launch-bound kernel (a short kernel that ran
+shorter than the call that launched it) beyond the spacing the GPU leaves between kernels that were queued already.
+
+A kernel's gap is its start less the latest end of the operations that started before it (on its process/device,
+streams merged). The spacing is the median gap of the kernels whose launch call had returned before that latest
+end: those waited in the queue, so their gap is the GPU's own, with or without launch overhead (about 1 us on an
+H200). A gap from gpu_starved's minimum (20 us) on is the host doing something else between launches (a sync, host
+work, a data loader): that rule's, not counted here. On diag_faults' launch-bound loop the gaps beyond the spacing
+sum to 183.1 ms, against 195.5 ms by the workload's CUDA events (188.9 ms with its 236 gaps of 20 us or more); the
+launch calls' time beyond their kernels' is 172.6 ms, and all the gaps with the spacing 233.3 ms.
+
+Computed only for the process/devices where launch_bound fires, one pass in start order over time slices of about
+sweep.SLICE_ROWS operations (the running maximum of the ends carried from slice to slice): numpy, not a SQL window,
+which took 2.1-2.3 s at 10 M kernels. The gaps are kept as counts per nanosecond below HISTOGRAM_NS (and a sum
+above it), so memory does not grow with the kernels and the spacing can be taken at the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...data import sql_files
+from .sweep import NONE, SLICE_ROWS
+
+if TYPE_CHECKING:
+    from ...data.profile import Profile
+    from .data import Window
+    
+HISTOGRAM_NS = 1_000_000  # gaps shorter than this are counted per nanosecond (8 MB of counts)
+_SPACING_NS = 100_000  # a queued kernel's gap is counted up to this; a longer one counts as this long
+_EDGES = 2**62  # beyond any start: the first slice's floor and the last one's ceiling
+
+
+@dataclass(frozen=True)
+class LaunchWait:
+    wait_ns: int  # idle time before the launch-bound kernels beyond the spacing
+    spacing_ns: int  # median gap between queued kernels (0: no kernel was queued)
+    kernels: int  # launch-bound kernels with an operation before them in the window
+    queued: int  # kernels whose gap the spacing is the median of
+
+
+def launch_wait(profile: Profile, window: Window, pid: int, device: int, short_ns: int,
+                long_launch_ns: int, max_gap_ns: int) -> LaunchWait:
+    """The GPU's wait for the launches of the kernels of (`pid`, `device`) shorter than `short_ns` and than their
+    launch call, a launch call longer than `long_launch_ns` not counting (launch_bound's kernels), over their gaps
+    shorter than `max_gap_ns` (a longer one is the host doing something else: gpu_starved's)."""
+    import numpy as np
+
+    lb_counts = np.zeros(HISTOGRAM_NS, dtype=np.int64)
+    queued_counts = np.zeros(_SPACING_NS + 1, dtype=np.int64)
+    long_sum = long_n = kernels = 0
+    max_end = NONE
+    slices, only = _slices(profile, pid, device)
+    for lo, hi in slices:
+        params = {**window.params(), "pid": pid, "device": device, "every_key": only, "lo": lo, "hi": hi,
+                  "short_ns": short_ns, "long_launch_ns": long_launch_ns}
+        text = sql_files.inline_params(sql_files.read("diagnose", "_launch_wait_ops").text, params)
+        cols = profile.con.execute(text).fetchnumpy()
+        if not len(cols["start_ns"]):
+            continue
+        order = np.argsort(cols["start_ns"], kind="stable")  # nearly in order already: a few runs merged
+        start, end, bound, launch_end = (np.asarray(cols[c])[order]
+                                         for c in ("start_ns", "end_ns", "bound", "launch_end_ns"))
+        del cols
+        running = np.maximum.accumulate(end)
+        before = np.empty_like(end)  # the latest end of the operations that started before each one
+        before[0] = max_end
+        np.maximum(running[:-1], max_end, out=before[1:])
+        max_end = max(max_end, int(running[-1]))
+        gap = start - before
+        gap[before == NONE] = -1  # nothing before it in the window: no gap
+        queued = (launch_end < before) & (gap >= 0)
+        g = gap[bound & (gap >= 0) & (gap < max_gap_ns)]
+        short = g < HISTOGRAM_NS
+        lb_counts += np.bincount(g[short], minlength=HISTOGRAM_NS)
+        long_sum += int(g[~short].sum())
+        long_n += int((~short).sum())
+        kernels += len(g)
+        queued_counts += np.bincount(np.minimum(gap[queued], _SPACING_NS), minlength=_SPACING_NS + 1)
+    spacing, queued = _median(np, queued_counts), int(queued_counts.sum())
+    beyond = np.arange(HISTOGRAM_NS, dtype=np.int64) - spacing
+    wait = int((lb_counts * np.maximum(beyond, 0)).sum()) + long_sum - spacing * long_n
+    return LaunchWait(wait, spacing, kernels, queued)
+
+
+def _median(np, counts) -> int:
+    """The (lower) median of values given as counts per value; 0 when there is none."""
+    n = int(counts.sum())
+    return int(np.searchsorted(np.cumsum(counts), (n + 1) // 2)) if n else 0
+
+
+def _slices(profile: Profile, pid: int, device: int) -> tuple[list[tuple[int, int]], bool]:
+    """Time slices [lo, hi) of the process/device's span (`_diag.spans`) holding about SLICE_ROWS operations each,
+    evenly cut (the first and last reach beyond the span, so that no operation of the window falls outside), and
+    whether it is the window's only process/device (its operations are then all the window's)."""
+    # no bound parameters: DuckDB imports pandas (0.24 s) to look for DataFrames among them
+    rows = profile.con.execute("SELECT pid, device, start_ns, end_ns, ops FROM _diag.spans").fetchall()
+    mine = [r[2:] for r in rows if (r[0], r[1]) == (pid, device)]
+    if not mine:
+        return [], False
+    lo, hi, n = mine[0]
+    parts = max(1, -(-n // SLICE_ROWS))
+    step = -(-(hi + 1 - lo) // parts)
+    cuts = [lo + i * step for i in range(1, parts)]
+    return list(zip([-_EDGES, *cuts], [*cuts, _EDGES])), len(rows) == 1
