@@ -88,8 +88,10 @@ def test_launch_bound_counts_the_wait_beyond_the_queued_spacing_up_to_the_starve
     """101 queued kernels 1 us apart (the GPU's spacing: 1 us), then 300 launched one by one 4 us apart (3 us each
     beyond the spacing), but a copy fills one of those gaps, then 10 after 50 us each (the host elsewhere:
     gpu_starved's gaps, from 20 us on). In slices of 7 operations the running end carries from slice to slice."""
-    if slice_rows:
+    if slice_rows:  # slices are cut where the cache stores _range_ops
         monkeypatch.setattr(launch_wait, "SLICE_ROWS", slice_rows)
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE", str(tmp_path / "cache"))
+        monkeypatch.setenv("NSYS_ANALYTICS_CACHE_MIN_SIZE", "0")
     kernels, calls, copies, start = [], [], [], 1_000 * US
     for i in range(411):
         if i:

@@ -10,9 +10,10 @@ sum to 183.1 ms, against 195.5 ms by the workload's CUDA events (188.9 ms with i
 launch calls' time beyond their kernels' is 172.6 ms, and all the gaps with the spacing 233.3 ms.
 
 Computed only for the process/devices where launch_bound fires, one pass in start order over time slices of about
-sweep.SLICE_ROWS operations (the running maximum of the ends carried from slice to slice): numpy, not a SQL window,
-which took 2.1-2.3 s at 10 M kernels. The gaps are kept as counts per nanosecond below HISTOGRAM_NS (and a sum
-above it), so memory does not grow with the kernels and the spacing can be taken at the end."""
+sweep.SLICE_ROWS operations (the running maximum of the ends carried from slice to slice; one slice where _range_ops
+is not stored): numpy, not a SQL window, which took 2.1-2.3 s at 10 M kernels. The gaps are kept as counts per
+nanosecond below HISTOGRAM_NS (and a sum above it), so memory does not grow with the kernels and the spacing can be
+taken at the end."""
 
 from __future__ import annotations
 
@@ -91,15 +92,18 @@ def _median(np, counts) -> int:
 
 def _slices(profile: Profile, pid: int, device: int) -> tuple[list[tuple[int, int]], bool]:
     """Time slices [lo, hi) of the process/device's span (`_diag.spans`) holding about SLICE_ROWS operations each,
-    evenly cut (the first and last reach beyond the span, so that no operation of the window falls outside), and
-    whether it is the window's only process/device (its operations are then all the window's)."""
+    evenly cut where the cache stores _range_ops (the first and last reach beyond the span, so that no operation of
+    the window falls outside), and whether it is the window's only process/device (its operations are then all the
+    window's)."""
     # no bound parameters: DuckDB imports pandas (0.24 s) to look for DataFrames among them
     rows = profile.con.execute("SELECT pid, device, start_ns, end_ns, ops FROM _diag.spans").fetchall()
     mine = [r[2:] for r in rows if (r[0], r[1]) == (pid, device)]
     if not mine:
         return [], False
     lo, hi, n = mine[0]
-    parts = max(1, -(-n // SLICE_ROWS))
+    # where the cache does not store _range_ops it is a join over the export, which each slice would make again
+    # (at 10 M kernels, 18 s more for five slices): one slice then, its memory growing with the operations
+    parts = max(1, -(-n // SLICE_ROWS)) if profile.stores("_range_ops") else 1
     step = -(-(hi + 1 - lo) // parts)
     cuts = [lo + i * step for i in range(1, parts)]
     return list(zip([-_EDGES, *cuts], [*cuts, _EDGES])), len(rows) == 1
