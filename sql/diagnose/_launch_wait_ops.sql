@@ -6,9 +6,10 @@
 -- launch_wait.py; unsorted (numpy sorts them by start). Each kernel launched by a call that launches one kernel
 -- (graph launches excluded) comes with that call's end; every other operation has 2^62 there, so that it never
 -- reads as queued.
--- Params: $pid, $device: the process/device ($every_key: the window's only one, not compared); $from_ns, $to_ns: the time window (operations overlapping it);
--- $lo, $hi: the operations starting in [lo, hi); $short_ns, $long_launch_ns: launch_bound's kernels (a kernel
--- shorter than $short_ns and than its launch call, the call no longer than $long_launch_ns).
+-- Params: $pid, $device: the process/device ($every_key: the window's only one, not compared); $from_ns, $to_ns:
+-- the time window (operations overlapping it); $lo, $hi: the operations starting in [lo, hi); $short_ns,
+-- $long_launch_ns: launch_bound's kernels (a kernel shorter than $short_ns and than its launch call, the call no
+-- longer than $long_launch_ns).
 SELECT
     start_ns,                                                   -- operation start (ns)
     end_ns,                                                     -- operation end (ns)

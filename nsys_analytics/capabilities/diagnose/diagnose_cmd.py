@@ -36,7 +36,8 @@ from ...output.write import write
 @click.option("--graphs/--no-graphs", default=True, show_default=True,
               help="Count whole CUDA graph executions (nsys' default --cuda-graph-trace=graph) as GPU work; "
                    "--no-graphs leaves them out as nsys analyze does.")
-@click.option("--rows", type=int, default=50, show_default=True, help="Rows shown per nsys rule; -1 for all (the findings' totals count every row).")
+@click.option("--rows", type=int, default=50, show_default=True,
+              help="Rows shown per nsys rule; -1 for all (the findings' totals count every row).")
 @click.option("--gap", "gap_ms", type=click.IntRange(min=0), default=500, show_default=True,
               help="gpu_gaps: shortest gap reported (ms), like nsys' gap=.")
 @click.option("--threshold", "threshold_pct", type=click.IntRange(0, 100), default=50, show_default=True,

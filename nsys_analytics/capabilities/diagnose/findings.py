@@ -49,7 +49,8 @@ def cpu_advice(profile) -> str:
         _has_ranges[profile] = profile.has_table("NVTX_EVENTS") and bool(
             profile.sql("SELECT EXISTS (SELECT 1 FROM _nvtx_ranges)").rows[0][0])
     if _has_ranges[profile]:
-        return "the NVTX ranges listed show what the CPU ran then; CPU sampling (`nsys profile --sample=cpu`) shows more"
+        return ("the NVTX ranges listed show what the CPU ran then; CPU sampling (`nsys profile --sample=cpu`) "
+                "shows more")
     return "add NVTX ranges around the phases of your loop, or sample the CPU (`nsys profile --sample=cpu`)"
 
 

@@ -26,7 +26,7 @@ from .sweep import NONE, SLICE_ROWS
 if TYPE_CHECKING:
     from ...data.profile import Profile
     from .data import Window
-    
+
 HISTOGRAM_NS = 1_000_000  # gaps shorter than this are counted per nanosecond (8 MB of counts)
 _SPACING_NS = 100_000  # a queued kernel's gap is counted up to this; a longer one counts as this long
 _EDGES = 2**62  # beyond any start: the first slice's floor and the last one's ceiling
