@@ -105,6 +105,10 @@ def test_launch_bound_counts_the_wait_beyond_the_queued_spacing_up_to_the_starve
     [finding] = rules_fired(write_profile(tmp_path / "p.sqlite", kernels, calls, copies), "launch_bound")
     assert finding.figures["queued_spacing_ns"] == 1 * US
     assert finding.at_stake_ns == 299 * 3 * US
+    # its worst windows are where the GPU waits, among the 300, not where the launch calls outlast their kernels
+    # most densely (the queued 101, 3 us apart)
+    assert len(finding.windows) == 3
+    assert all(kernels[101][0] - 4 * US < end and start < kernels[400][1] for start, end in finding.windows)
 
 
 def test_launch_bound_silent_on_long_kernels(tmp_path):

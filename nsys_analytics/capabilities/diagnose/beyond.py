@@ -88,7 +88,7 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
             continue
         # the gaps from gpu_starved's minimum on are the host doing something else: that rule's
         wait = launch_wait(profile, window, pid, device, params["short_ns"], params["long_launch_ns"],
-                           round(t.min_gap_us * 1000))
+                           round(t.min_gap_us * 1000), t.chunks)
         total |= {"gpu_wait_ns": wait.wait_ns, "queued_spacing_ns": wait.spacing_ns}
         waits = pct(wait.wait_ns, spans.get((pid, device), 0)) >= t.launch_wait_pct
         severity = ("error" if share >= 2 * t.short_share_pct else "warning") if waits else "info"
@@ -105,7 +105,7 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
             + ("" if waits else "; they were queued while the GPU ran earlier work, so it barely waits for them"),
             "Cut launches: capture the loop in a CUDA graph or fuse small kernels"
             + (" (torch.compile, or torch.cuda.graphs)." if uses_pytorch(profile) else "."),
-            wait.wait_ns, _worst(group, lambda r: r["launch_excess_ns"]),
+            wait.wait_ns, wait.worst or _worst(group, lambda r: r["launch_excess_ns"]),
             {**total, "short_kernel_time_pct": pct(total["short_kernel_ns"], total["kernel_ns"])}, pid, device,
         ))
     return findings

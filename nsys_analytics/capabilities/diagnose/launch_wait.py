@@ -13,7 +13,7 @@ Computed only for the process/devices where launch_bound fires, one pass in star
 sweep.SLICE_ROWS operations (the running maximum of the ends carried from slice to slice; one slice where _range_ops
 is not stored): numpy, not a SQL window, which took 2.1-2.3 s at 10 M kernels. The gaps are kept as counts per
 nanosecond below HISTOGRAM_NS (and a sum above it), so memory does not grow with the kernels and the spacing can be
-taken at the end."""
+taken at the end; the counts are kept per chunk of launch_bound's grid, for the chunks where it waits longest."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ...data.profile import Profile
     from .data import Window
 
-HISTOGRAM_NS = 1_000_000  # gaps shorter than this are counted per nanosecond (8 MB of counts)
+HISTOGRAM_NS = 1_000_000  # gaps shorter than this are counted per nanosecond, per chunk
 _SPACING_NS = 100_000  # a queued kernel's gap is counted up to this; a longer one counts as this long
 _EDGES = 2**62  # beyond any start: the first slice's floor and the last one's ceiling
 
@@ -38,18 +38,25 @@ class LaunchWait:
     spacing_ns: int  # median gap between queued kernels (0: no kernel was queued)
     kernels: int  # launch-bound kernels with an operation before them in the window
     queued: int  # kernels whose gap the spacing is the median of
+    worst: list[tuple[int, int]]  # the (start, end) of the three chunks where it waits longest, in time order
 
 
 def launch_wait(profile: Profile, window: Window, pid: int, device: int, short_ns: int,
-                long_launch_ns: int, max_gap_ns: int) -> LaunchWait:
+                long_launch_ns: int, max_gap_ns: int, chunks: int) -> LaunchWait:
     """The GPU's wait for the launches of the kernels of (`pid`, `device`) shorter than `short_ns` and than their
     launch call, a launch call longer than `long_launch_ns` not counting (launch_bound's kernels), over their gaps
-    shorter than `max_gap_ns` (a longer one is the host doing something else: gpu_starved's)."""
+    shorter than `max_gap_ns` (a longer one is the host doing something else: gpu_starved's), on the grid of
+    `chunks` chunks (each kernel in the chunk it starts in, as launch_bound.sql counts it)."""
     import numpy as np
 
-    lb_counts = np.zeros(HISTOGRAM_NS, dtype=np.int64)
+    grid = _grid(profile, pid, device, chunks)
+    if not grid:
+        return LaunchWait(0, 0, 0, 0, [])
+    span_start, chunk_ns, n = grid[0][3], grid[0][4], len(grid)
+    width = min(max_gap_ns, HISTOGRAM_NS)
+    counts = np.zeros(n * width, dtype=np.int64)  # per chunk, launch-bound kernels per gap in ns
+    long_sum, long_n = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     queued_counts = np.zeros(_SPACING_NS + 1, dtype=np.int64)
-    long_sum = long_n = kernels = 0
     max_end = NONE
     slices, only = _slices(profile, pid, device)
     for lo, hi in slices:
@@ -71,17 +78,29 @@ def launch_wait(profile: Profile, window: Window, pid: int, device: int, short_n
         gap = start - before
         gap[before == NONE] = -1  # nothing before it in the window: no gap
         queued = (launch_end < before) & (gap >= 0)
-        g = gap[bound & (gap >= 0) & (gap < max_gap_ns)]
-        short = g < HISTOGRAM_NS
-        lb_counts += np.bincount(g[short], minlength=HISTOGRAM_NS)
-        long_sum += int(g[~short].sum())
-        long_n += int((~short).sum())
-        kernels += len(g)
         queued_counts += np.bincount(np.minimum(gap[queued], _SPACING_NS), minlength=_SPACING_NS + 1)
+        counted = np.flatnonzero(bound & (gap >= 0) & (gap < max_gap_ns))
+        chunk = (start[counted] - span_start) // chunk_ns
+        inside = (chunk >= 0) & (chunk < n)  # as launch_bound.sql's join to the chunks
+        g, chunk = gap[counted][inside], chunk[inside]
+        short = g < width
+        counts += np.bincount(chunk[short] * width + g[short], minlength=n * width)
+        long_sum += np.bincount(chunk[~short], weights=g[~short], minlength=n).astype(np.int64)
+        long_n += np.bincount(chunk[~short], minlength=n)
     spacing, queued = _median(np, queued_counts), int(queued_counts.sum())
-    beyond = np.arange(HISTOGRAM_NS, dtype=np.int64) - spacing
-    wait = int((lb_counts * np.maximum(beyond, 0)).sum()) + long_sum - spacing * long_n
-    return LaunchWait(wait, spacing, kernels, queued)
+    per_gap = counts.reshape(n, width)
+    beyond = np.maximum(np.arange(width, dtype=np.int64) - spacing, 0)
+    by_chunk = per_gap @ beyond + long_sum - spacing * long_n
+    top = [i for i in np.argsort(-by_chunk, kind="stable")[:3] if by_chunk[i] > 0]
+    worst = sorted((int(grid[i][1]), int(grid[i][2])) for i in top)
+    return LaunchWait(int(by_chunk.sum()), spacing, int(per_gap.sum() + long_n.sum()), queued, worst)
+
+
+def _grid(profile: Profile, pid: int, device: int, chunks: int) -> list[tuple]:
+    """(chunk, chunk_start_ns, chunk_end_ns, span_start_ns, chunk_ns) of the process/device, by chunk."""
+    return profile.con.execute(
+        f"SELECT chunk, chunk_start_ns, chunk_end_ns, span_start_ns, chunk_ns FROM _diag.chunks({int(chunks)}) "
+        f"WHERE pid = {int(pid)} AND device = {int(device)} ORDER BY chunk").fetchall()
 
 
 def _median(np, counts) -> int:

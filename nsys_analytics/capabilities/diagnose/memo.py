@@ -17,7 +17,7 @@ from .nsys_rules import NSYS_RULES, RuleOutcome
 if TYPE_CHECKING:
     from ...data.profile import Profile
 
-FORMAT = "diagnose-v5"  # change it when a rule or the report computes something else (v5: launch_bound's wait)
+FORMAT = "diagnose-v6"  # change it when a rule or the report computes something else (v6: launch_bound's wait)
 KEEP = 64
 MAX_BYTES = 16 * 2**20
 
