@@ -77,7 +77,6 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
     params = {**window.params(), "short_ns": round(t.short_kernel_us * 1000), "chunks": t.chunks,
               "long_launch_ns": round(t.long_launch_us * 1000)}
     rows = profile.run_file("diagnose", "launch_bound", params).to_records()
-    spans = _span_ns(profile, t.chunks)
     findings = []
     for (pid, device), group in _by_device(rows).items():
         total = {k: sum(r[k] for r in group) for k in ("kernels", "kernel_ns", "short_kernels", "short_kernel_ns",
@@ -90,7 +89,7 @@ def launch_bound(profile: Profile, window: Window, t: Thresholds) -> list[Findin
         wait = launch_wait(profile, window, pid, device, params["short_ns"], params["long_launch_ns"],
                            round(t.min_gap_us * 1000), t.chunks)
         total |= {"gpu_wait_ns": wait.wait_ns, "queued_spacing_ns": wait.spacing_ns}
-        waits = pct(wait.wait_ns, spans.get((pid, device), 0)) >= t.launch_wait_pct
+        waits = pct(wait.wait_ns, wait.span_ns) >= t.launch_wait_pct
         severity = ("error" if share >= 2 * t.short_share_pct else "warning") if waits else "info"
         findings.append(Finding(
             "launch_bound", severity,

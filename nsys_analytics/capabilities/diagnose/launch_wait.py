@@ -36,9 +36,9 @@ _EDGES = 2**62  # beyond any start: the first slice's floor and the last one's c
 class LaunchWait:
     wait_ns: int  # idle time before the launch-bound kernels beyond the spacing
     spacing_ns: int  # median gap between queued kernels (0: no kernel was queued)
-    kernels: int  # launch-bound kernels with an operation before them in the window
     queued: int  # kernels whose gap the spacing is the median of
     worst: list[tuple[int, int]]  # the (start, end) of the three chunks where it waits longest, in time order
+    span_ns: int  # the process/device's GPU span (its chunks' length)
 
 
 def launch_wait(profile: Profile, window: Window, pid: int, device: int, short_ns: int,
@@ -51,7 +51,7 @@ def launch_wait(profile: Profile, window: Window, pid: int, device: int, short_n
 
     grid = _grid(profile, pid, device, chunks)
     if not grid:
-        return LaunchWait(0, 0, 0, 0, [])
+        return LaunchWait(0, 0, 0, [], 0)
     span_start, chunk_ns, n = grid[0][3], grid[0][4], len(grid)
     width = min(max_gap_ns, HISTOGRAM_NS)
     counts = np.zeros(n * width, dtype=np.int64)  # per chunk, launch-bound kernels per gap in ns
@@ -93,7 +93,8 @@ def launch_wait(profile: Profile, window: Window, pid: int, device: int, short_n
     by_chunk = per_gap @ beyond + long_sum - spacing * long_n
     top = [i for i in np.argsort(-by_chunk, kind="stable")[:3] if by_chunk[i] > 0]
     worst = sorted((int(grid[i][1]), int(grid[i][2])) for i in top)
-    return LaunchWait(int(by_chunk.sum()), spacing, int(per_gap.sum() + long_n.sum()), queued, worst)
+    span = sum(end - start for _, start, end, _, _ in grid)
+    return LaunchWait(int(by_chunk.sum()), spacing, queued, worst, span)
 
 
 def _grid(profile: Profile, pid: int, device: int, chunks: int) -> list[tuple]:

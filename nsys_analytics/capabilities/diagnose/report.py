@@ -107,7 +107,7 @@ def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_opt
         early = {name: beside.submit(run, name) for name in order if not reads_pass(name)}
         sweep(profile, _min_gap_ns(rules, nsys_options, thresholds), thresholds.chunks)
         # this connection's rules first, then the results of those beside: waiting for one of them in between
-        # left this connection idle (at 10 M kernels 0.4 s, launch_bound's wait last beside)
+        # left this connection idle (at 10 M kernels 0.2-0.4 s, launch_bound's wait last beside)
         mine = {name: run(profile, name) for name in order if name not in early}
         outcomes = {name: early[name].result() if name in early else mine[name] for name in order}
     for name in order:

@@ -335,8 +335,7 @@ def _clear_prefix(prefix: str, done: Cleared) -> None:
             else:
                 done.kept.append(f)
     for f in [*entries(), *wal_entries()]:
-        remove_orphans(f)
-        remove_partials(f)
+        remove_orphans(f)  # its parts' and their digests' temporary files, and killed copies
     for folder in derived.memo_folders():
         remove_partials(folder)  # killed copies, exports and memo writes
     if not prefix:  # WAL copies of an earlier release (files, not folders): nothing reads them any more
