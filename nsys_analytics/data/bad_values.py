@@ -13,8 +13,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-import duckdb
-
+from ..core.engine import duckdb
 from ..core.errors import ProfileError
 from .raw_schema import RAW_TABLES
 

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import duckdb
-
+from ..core.engine import duckdb
 from ..core.errors import OutOfMemoryError, ProfileError, UsageError
 
 

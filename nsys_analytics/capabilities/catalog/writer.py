@@ -54,8 +54,9 @@ class CatalogProcessError(NsysAnalyticsError):
 
 
 def can_fork() -> bool:
-    """Whether this process may fork the catalog process now (the caller also knows the process is its own)."""
-    return hasattr(os, "fork") and "duckdb" not in sys.modules
+    """Whether this process may fork the catalog process now (the caller also knows the process is its own): not
+    once DuckDB's engine is loaded, whose threads a fork would not copy (the package imports `_duckdb` itself)."""
+    return hasattr(os, "fork") and sys.modules.keys().isdisjoint(("duckdb", "_duckdb"))
 
 
 class CatalogWriter:

@@ -11,8 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from ...core.engine import duckdb
 from ...data import database, sql_files
 from ...core import progress
 from ...core.errors import ProfileError, QueryError, UsageError

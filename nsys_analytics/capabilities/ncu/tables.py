@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import duckdb
-
+from ...core.engine import duckdb
 from ...data import sql_files
 from .data import INSTANCE_COLUMNS, ReportData
 

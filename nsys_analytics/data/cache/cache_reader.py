@@ -79,7 +79,7 @@ class CacheReader:
 
     def _unreadable(self, path) -> Exception | None:
         """The error reading every value of a part raises, or None (none does)."""
-        import duckdb
+        from ...core.engine import duckdb
 
         try:
             parts.read_whole(self.con, path)

@@ -55,8 +55,7 @@ def _mtime(p: Path) -> float:
 
 def _profile_of(folder: Path) -> str | None:
     """The profile path recorded in the first raw-table file of a cache folder."""
-    import duckdb
-
+    from ...core.engine import duckdb
     from .parts import meta
 
     con = duckdb.connect()
