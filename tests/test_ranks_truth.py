@@ -51,6 +51,9 @@ def run_report(request):
 
 
 def test_the_verdict_names_the_faulty_rank_and_range_with_the_truths_figures(run_report):
+    """...and, where the fault is extra GPU work, the kernel it launched: as many more a step as the workload ran
+    (`extra_reps`), their time the events' within 5 % (the range's excess is less where the other ranks' own
+    kernels there run slower beside their NCCL waits: ddp4_backward, docs/ranks.md)."""
     run, report = run_report
     t = truth(run)
     if run in BALANCED:
@@ -70,6 +73,14 @@ def test_the_verdict_names_the_faulty_rank_and_range_with_the_truths_figures(run
         phases = report.phases.set_index(["rank", "phase"])
         for r in t:
             assert phases.loc[(r, path), "compute_ns"] / MS == pytest.approx(median(t[r], "mlp2_ms"), rel=0.10)
+    if source == "GPU":  # what the excess is made of: the designed matmuls, as many as the workload ran a step
+        reps = json.loads((RANKS / run / f"truth.{rank}.json").read_text())["extra_reps"]
+        assert finding["more_kernels_per_step"] == pytest.approx(reps, abs=0.05)
+        assert finding["kernel_excess_ns_per_step"] / MS == pytest.approx(lag, rel=0.05)
+        assert "gemm" in finding["kernel"].lower() and f" {reps} more `" in finding["message"], finding["message"]
+        assert f"it launches {reps} more `" in finding["fix"]
+    else:
+        assert "kernel" not in finding and " more `" not in finding["message"]
     # every other rank loses the straggler's lag per step, waiting in collectives
     for r in others:
         assert finding["waits_ns_per_step"][r] / MS == pytest.approx(lag, rel=0.10), r

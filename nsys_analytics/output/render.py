@@ -504,6 +504,16 @@ def shorten_name(name: str, width: int = NAME_WIDTH, max_level: int = LEVELS - 1
     return _shortened(name, width, max_level)[0]
 
 
+SENTENCE_NAME = 60  # kernel names in a sentence: shortened towards this width, never past the functor or lambda
+_SENTENCE_LEVEL = 2  # shorten_name's steps that keep the functor or lambda (`…[lambda(float, bool)#1]`)
+
+
+def sentence_name(name: str) -> str:
+    """A kernel name for a sentence: shortened as tables do, but never past the functor or lambda that tells
+    kernels apart (`elementwise_kernel<…masked_fill_kernel(…)::[lambda(float, bool)#1]>…`)."""
+    return shorten_name(name, SENTENCE_NAME, _SENTENCE_LEVEL)
+
+
 PAIR = " -> "  # a cell naming two things, old -> new (diff's variant kernels and renamed ranges)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ...output.render import shorten_name
+from ...output.render import sentence_name
 from .matching import STEP_WORD, range_families
 from .noise import MIN_EFFECT_PCT, OUTSIDE_KERNELS_PCT, Judgement, judge, step_min_effect_pct
 from .rank_split import RankChange, RankSplit, rank_split
@@ -17,8 +17,6 @@ from .summary import COMMUNICATION, ProfileSummary, Stat, run_kernel_ns
 # report.py's Side and DiffReport (not imported: report imports this module); read by attribute only
 Side = DiffReport = Any
 
-_VERDICT_NAME = 60  # kernel names in the verdict: shortened towards this width, never past the functor or lambda
-_NAME_LEVEL = 2  # shorten_name's steps that keep the functor/lambda (`masked_fill_kernel…[lambda(float, bool)#1]`)
 STORY_SHARE = 0.5  # a substitution is the step's change where it holds at least this share of the kernel change
 WARMUP_WORD = "warm"  # ranges the verdict does not blame (warm-up is not the step)
 
@@ -341,10 +339,7 @@ def _where(report: DiffReport, sign: int) -> str | None:
     return text
 
 
-def verdict_name(name: str) -> str:
-    """A kernel name for a sentence: shortened as tables do, but never past the functor or lambda that tells
-    kernels apart (`elementwise_kernel<…masked_fill_kernel(…)::[lambda(float, bool)#1]>…`)."""
-    return shorten_name(name, _VERDICT_NAME, _NAME_LEVEL)
+verdict_name = sentence_name  # a kernel name in the verdict, as in every sentence (output/render.py)
 
 
 def _kernel_phrase(row: tuple, change: float) -> str:

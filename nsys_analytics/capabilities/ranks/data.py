@@ -114,10 +114,16 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])
         gpu = _step_gpu_time(p, steps, kernels)
-        range_gpu, ops = _placement(p, steps, has_nvtx, ops, kernels)
+        range_gpu, range_kernels, ops = _placement(p, steps, has_nvtx, ops, kernels)
     steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
-    return {"steps": steps, "phases": phases, "gpu": gpu, "range_gpu": range_gpu,
+    return {"steps": steps, "phases": phases, "gpu": gpu, "range_gpu": range_gpu, "range_kernels": range_kernels,
+            "range_kernel_steps": _steady_here(steps),
             "nccl": _slim(_on_common_clock(ops, member, ("start_ns", "end_ns")))}
+
+
+def _steady_here(steps: pd.DataFrame) -> tuple[int, ...]:
+    """This rank's steps that are not warm-up: those its kernels by name are summed over (range_kernels)."""
+    return tuple(sorted(int(s) for s in steps.loc[~steps["warm"].astype(bool), "step"]))
 
 
 def _kernels(p) -> dict[str, np.ndarray] | None:
@@ -131,7 +137,7 @@ def _kernels(p) -> dict[str, np.ndarray] | None:
     launch = k["launch_ns"]
     out = {"traced": ~np.ma.getmaskarray(launch),
            "launch_ns": np.asarray(np.ma.filled(launch, -1) if np.ma.isMaskedArray(launch) else launch, dtype=np.int64)}
-    for c in ("start_ns", "end_ns", "device", "stream", "pid"):
+    for c in ("start_ns", "end_ns", "device", "stream", "pid", "name_id"):
         out[c] = np.asarray(k[c], dtype=np.int64)
     out["is_comm"] = np.asarray(k["is_comm"], dtype=bool)
     order = np.argsort(out["start_ns"], kind="stable")
@@ -140,12 +146,14 @@ def _kernels(p) -> dict[str, np.ndarray] | None:
 
 def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dict | None):
     """Where each kernel was launched (ranks/paths.py): the compute time per step and range path, rolled up to every
-    enclosing range ('' = the whole step), and the NCCL operations with the step and path of their launch. The
-    kernels stay numpy arrays (a rank may have millions); paths are codes into one list of names."""
+    enclosing range ('' = the whole step); the same per innermost path and kernel name over the steps that are not
+    warm-up, not rolled up (what the straggler's range holds beyond the others', kernel by kernel); and the NCCL
+    operations with the step and path of their launch. The kernels stay numpy arrays (a rank may have millions); paths are codes into one list
+    of names."""
     range_cols = ["step", "path", "compute_ns", "kernels"]
     ops = ops.reset_index(drop=True).assign(step=-1, path="")
     if k is None:
-        return pd.DataFrame(columns=range_cols), ops
+        return pd.DataFrame(columns=range_cols), _no_range_kernels(), ops
     traced, launch_all, kpid = k["traced"], k["launch_ns"], k["pid"]
     step = np.full(len(kpid), -1, dtype=np.int64)
     code = np.zeros(len(kpid), dtype=np.int64)  # into names; 0: no range below the step
@@ -179,6 +187,8 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dic
                       columns=["code", "path"])
     range_gpu = (inner.merge(up, on="code").groupby(["step", "path"], as_index=False)[["compute_ns", "kernels"]]
                  .sum())[range_cols]
+    steady = np.isin(step, np.array(_steady_here(steps), dtype=np.int64)) & keep
+    range_kernels = _range_kernels(p, code[steady], k["name_id"][steady], end[steady] - start[steady], names)
     if len(ops):
         comm = pd.DataFrame({"start_ns": start[is_comm], "end_ns": end[is_comm],
                              "stream": k["stream"][is_comm], "device": k["device"][is_comm],
@@ -187,7 +197,29 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dic
         where = ops[["start_ns", "end_ns", "stream", "device"]].merge(comm, how="left")
         ops["step"] = where["step"].fillna(-1).astype("int64").to_numpy()
         ops["path"] = np.array(names, dtype=object)[where["code"].fillna(0).astype("int64").to_numpy()]
-    return range_gpu, ops
+    return range_gpu, range_kernels, ops
+
+
+def _range_kernels(p, code, name_id, duration, paths_of) -> pd.DataFrame:
+    """Compute kernels per innermost range path and kernel name: their count and time, summed over the steps given.
+    Names and paths as categories; a few hundred rows a rank, whatever its kernels and steps (256 ranks' rows per
+    step had taken about 150 MB in the parent)."""
+    g = (pd.DataFrame({"code": code, "name_id": name_id, "compute_ns": duration})
+         .groupby(["code", "name_id"], as_index=False)
+         .agg(compute_ns=("compute_ns", "sum"), kernels=("compute_ns", "size")))
+    if g.empty:
+        return _no_range_kernels()
+    ids = ", ".join(str(int(i)) for i in np.unique(g["name_id"]))
+    text = dict(p.sql(f"SELECT id, value FROM strings WHERE id IN ({ids})").rows)
+    return pd.DataFrame({
+        "path": pd.Categorical(np.array(paths_of, dtype=object)[g["code"].to_numpy()]),
+        "name": pd.Categorical([text.get(int(i), f"[string {int(i)} missing]") for i in g["name_id"]]),
+        "compute_ns": g["compute_ns"].to_numpy(), "kernels": g["kernels"].to_numpy()})
+
+
+def _no_range_kernels() -> pd.DataFrame:
+    return pd.DataFrame({"path": pd.Categorical([]), "name": pd.Categorical([]),
+                         "compute_ns": pd.Series(dtype="int64"), "kernels": pd.Series(dtype="int64")})
 
 
 def _slim(ops: pd.DataFrame) -> pd.DataFrame:

@@ -33,14 +33,17 @@ def tables(report, names=TABLES) -> dict[str, Result]:
 
 
 FINDING_COLUMNS = ["severity", "message", "kind", "rank", "phase", "source", "excess_ms_per_step",
-                   "caused_wait_ms_per_step", "waits_ms_per_step", "fix"]
+                   "caused_wait_ms_per_step", "waits_ms_per_step", "kernel", "more_kernels_per_step",
+                   "kernel_excess_ms_per_step", "fix"]
 
 
 def findings_table(findings: list[dict]) -> Result:
     """The findings with their figures, so that a script need not read the sentences: `kind` (straggler,
     no_straggler, missing_rank, not_one_job, waits_unmeasured, no_analysis), the straggler's `rank` and the range
-    (`phase`) and time (`source`: GPU or CPU) that explain its excess, ms per step, and the `fix`.
-    `waits_ms_per_step`, each waiting rank's wait, is JSON text (`{"0": 30.1}`): CSV holds one value a cell."""
+    (`phase`) and time (`source`: GPU or CPU) that explain its excess, ms per step, the `kernel` that holds most of a
+    GPU excess (`more_kernels_per_step` than the other ranks run, 0 where it runs as often but for longer; its
+    `kernel_excess_ms_per_step`), and the `fix`. `waits_ms_per_step`, each waiting rank's wait, is JSON text
+    (`{"0": 30.1}`): CSV holds one value a cell."""
     def ms(v):
         return None if v is None else round(float(v) / MS, 3)
 
@@ -50,6 +53,7 @@ def findings_table(findings: list[dict]) -> Result:
         rows.append((f["severity"], f["message"], f.get("kind"), f.get("rank"), f.get("phase"), f.get("source"),
                      ms(f.get("excess_ns_per_step")), ms(f.get("caused_wait_ns_per_step")),
                      None if waits is None else json.dumps({str(r): ms(w) for r, w in waits.items()}),
+                     f.get("kernel"), f.get("more_kernels_per_step"), ms(f.get("kernel_excess_ns_per_step")),
                      f.get("fix")))
     return Result(FINDING_COLUMNS, rows)
 
