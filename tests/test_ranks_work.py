@@ -33,7 +33,7 @@ def test_more_launches_of_a_kernel_are_named_with_their_count_and_time():
     # the straggler runs 7 gemm_a a step in the range (28 ms) where the others run 2 (4 ms), and the same fmha_b
     # in a range inside it: +24 ms, all of it in 5 more gemm_a; `forward` is left out
     straggler = [(PATH, "gemm_a", 7, 28.0), (f"{PATH} > attn", "fmha_b", 1, 3.0), ("forward", "gemm_a", 5, 10.0)]
-    work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH, STEADY)
+    work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH)
     assert work.loc["gemm_a", "kernels"] == 7 and work.loc["gemm_a", "their_kernels"] == 2
     assert work.loc["gemm_a", "more"] == 5 and work.loc["gemm_a", "excess_ns"] == 24 * MS
     assert work.loc["fmha_b", "more"] == 0 and work.loc["fmha_b", "excess_ns"] == 0
@@ -49,7 +49,7 @@ def test_more_launches_of_a_kernel_are_named_with_their_count_and_time():
 def test_the_same_kernels_taking_longer_are_named_as_such():
     # as many launches everywhere; the straggler's fmha_b takes 9 ms a step against 3 ms: +6 ms, no extra launch
     straggler = [(PATH, "gemm_a", 2, 4.0), (f"{PATH} > attn", "fmha_b", 1, 9.0)]
-    work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH, STEADY)
+    work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH)
     words = analysis._work_words(work, 6.0 * MS)
     assert words == ", in the same kernels as theirs taking longer: `fmha_b` +6.0 ms per step (1 a step)"
     assert analysis._work_figures(work, 6.0 * MS)["more_kernels_per_step"] == 0.0
@@ -61,14 +61,14 @@ def test_the_others_median_counts_a_kernel_a_rank_lacks_as_none():
     straggler = [(PATH, "gemm_a", 2, 4.0), (PATH, "extra_k", 3, 6.0)]
     with_one = [(PATH, "gemm_a", 2, 4.0), (PATH, "extra_k", 1, 2.0)]
     without = [(PATH, "gemm_a", 2, 4.0)]
-    work = analysis._kernel_work(timelines(straggler, with_one, with_one, without), 0, [1, 2, 3], PATH, STEADY)
+    work = analysis._kernel_work(timelines(straggler, with_one, with_one, without), 0, [1, 2, 3], PATH)
     assert work.loc["extra_k", "their_kernels"] == 1 and work.loc["extra_k", "more"] == 2
     assert work.loc["extra_k", "excess_ns"] == 4 * MS
 
 
 @pytest.mark.parametrize("excess_ms", [0.0, -3.0])
 def test_no_words_without_an_excess(excess_ms):
-    work = analysis._kernel_work(timelines(OTHERS, OTHERS, OTHERS), 0, [1, 2], PATH, STEADY)
+    work = analysis._kernel_work(timelines(OTHERS, OTHERS, OTHERS), 0, [1, 2], PATH)
     assert analysis._work_words(work, excess_ms * MS) == "" and analysis._work_figures(work, excess_ms * MS) == {}
 
 
@@ -76,20 +76,23 @@ def test_no_words_where_neither_kind_holds_most_of_the_excess():
     # the range's excess is 10 ms, of which one extra gemm_a holds 2 ms and a slower fmha_b 2 ms: neither holds
     # half of it, and no kernel is blamed
     straggler = [(PATH, "gemm_a", 3, 6.0), (f"{PATH} > attn", "fmha_b", 1, 5.0)]
-    work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH, STEADY)
+    work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH)
     assert analysis._work_words(work, 10.0 * MS) == ""
     assert analysis._work_fix(work, 10.0 * MS) == "data, shapes, extra computation on that rank"
 
 
-def test_a_rank_summed_over_other_steps_than_the_steady_ones_gives_no_words():
-    # rank 2 holds step 3 too (the others lack it): its sums are not per steady step, so nothing is compared
+def test_each_rank_is_taken_per_step_of_its_own():
+    # rank 2 holds a third steady step (the others lack it): its sums are over three steps, its figures per step
+    # the same as rank 1's
     straggler = [(PATH, "gemm_a", 7, 28.0)]
     t = timelines(straggler, OTHERS)
     t[2] = timelines(OTHERS, steps=(1, 2, 3))[0]
-    assert analysis._kernel_work(t, 0, [1, 2], PATH, STEADY) is None
-    assert analysis._kernel_work(t, 0, [1], PATH, STEADY) is not None
+    work = analysis._kernel_work(t, 0, [1, 2], PATH)
+    assert work.loc["gemm_a", "their_kernels"] == 2 and work.loc["gemm_a", "their_ns"] == 4 * MS
+    t[2] = {"range_kernels": t[2]["range_kernels"], "range_kernel_steps": ()}  # no steady step: nothing compared
+    assert analysis._kernel_work(t, 0, [1, 2], PATH) is None
 
 
 def test_timelines_without_kernels_by_name_give_no_words():
-    work = analysis._kernel_work({0: {}, 1: {}}, 0, [1], PATH, STEADY)
+    work = analysis._kernel_work({0: {}, 1: {}}, 0, [1], PATH)
     assert work is None and analysis._work_words(None, 5.0 * MS) == ""

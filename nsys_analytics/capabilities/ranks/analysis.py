@@ -360,7 +360,7 @@ def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None)
         path, mine, theirs = _explaining_range(report.phases, rank, others, "cpu_ns")
         source = "CPU"
     excess = mine - theirs
-    work = _kernel_work(timelines, rank, others, path, steady) if path and source == "GPU" else None
+    work = _kernel_work(timelines, rank, others, path) if path and source == "GPU" else None
     where = (f"in `{path}`: {mine / MS:.1f} ms of {source} time per step on rank {rank} vs {theirs / MS:.1f} ms on "
              f"the others (+{excess / MS:.1f} ms per step{'; its GPU idles meanwhile' if source == 'CPU' else ''})"
              f"{_work_words(work, excess)}"
@@ -380,18 +380,18 @@ def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None)
         if path else f"look at rank {rank}'s CPU timeline between its collectives"))
 
 
-def _kernel_work(timelines, rank: int, others: list[int], path: str, steady: list[int]) -> pd.DataFrame | None:
+def _kernel_work(timelines, rank: int, others: list[int], path: str) -> pd.DataFrame | None:
     """Per kernel name launched in `path` (or a range inside it), per steady step: the straggler's kernels and
     their time (`kernels`, `ns`), the other ranks' medians (`their_kernels`, `their_ns`), and the differences
     (`more`, `excess_ns`), largest excess first. Each rank sums its kernels by name over the steps it holds steady
-    itself (ranks/data.py): None where a rank's steps are not the job's steady steps (a rank with a step the others
-    lack), or where the timelines hold no kernels by name."""
-    n = len(steady)
+    itself (ranks/data.py; the job's steady steps where every rank has the same ones), so each rank's figures are
+    per step of its own. None where a rank has no such step or no kernels by name."""
     inside = f"{path}{paths_mod.SEP}"
     per_rank = {}
     for r in (rank, *others):
         rk = timelines.get(r, {}).get("range_kernels")
-        if rk is None or tuple(timelines[r].get("range_kernel_steps", ())) != tuple(steady):
+        n = len(timelines.get(r, {}).get("range_kernel_steps", ()))
+        if rk is None or not n:
             return None
         path_text = rk["path"].astype(str)
         rk = rk[(path_text == path) | path_text.str.startswith(inside)]
