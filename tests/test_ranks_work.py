@@ -21,6 +21,12 @@ def rows(per_step: list[tuple[str, str, int, float]], steps=STEADY) -> pd.DataFr
     return df.astype({"path": "category", "name": "category"})
 
 
+def said(work, excess: float) -> tuple[str, dict, str]:
+    """The verdict's words, the finding's figures and the fix for a range's `work` and `excess`."""
+    split = analysis._work_split(work, excess)
+    return analysis._work_words(*split), analysis._work_figures(*split), analysis._work_fix(*split)
+
+
 def timelines(straggler, *others, steps=STEADY) -> dict:
     return {r: {"range_kernels": rows(t, steps), "range_kernel_steps": tuple(steps)}
             for r, t in enumerate((straggler, *others))}
@@ -37,12 +43,9 @@ def test_more_launches_of_a_kernel_are_named_with_their_count_and_time():
     assert work.loc["gemm_a", "kernels"] == 7 and work.loc["gemm_a", "their_kernels"] == 2
     assert work.loc["gemm_a", "more"] == 5 and work.loc["gemm_a", "excess_ns"] == 24 * MS
     assert work.loc["fmha_b", "more"] == 0 and work.loc["fmha_b", "excess_ns"] == 0
-    excess = 24.0 * MS
-    words = analysis._work_words(work, excess)
+    words, figures, fix = said(work, 24.0 * MS)
     assert words == ", where it runs 5 more `gemm_a` kernels per step than they do (+24.0 ms)"
-    assert analysis._work_figures(work, excess) == {"kernel": "gemm_a", "more_kernels_per_step": 5.0,
-                                                    "kernel_excess_ns_per_step": 24.0 * MS}
-    fix = analysis._work_fix(work, excess)
+    assert figures == {"kernel": "gemm_a", "more_kernels_per_step": 5.0, "kernel_excess_ns_per_step": 24.0 * MS}
     assert fix == "extra computation on that rank: it launches 5 more `gemm_a` per step there"
 
 
@@ -50,10 +53,10 @@ def test_the_same_kernels_taking_longer_are_named_as_such():
     # as many launches everywhere; the straggler's fmha_b takes 9 ms a step against 3 ms: +6 ms, no extra launch
     straggler = [(PATH, "gemm_a", 2, 4.0), (f"{PATH} > attn", "fmha_b", 1, 9.0)]
     work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH)
-    words = analysis._work_words(work, 6.0 * MS)
+    words, figures, fix = said(work, 6.0 * MS)
     assert words == ", in the same kernels as theirs taking longer: `fmha_b` +6.0 ms per step (1 a step)"
-    assert analysis._work_figures(work, 6.0 * MS)["more_kernels_per_step"] == 0.0
-    assert analysis._work_fix(work, 6.0 * MS) == "data or shapes: the same kernels take longer there"
+    assert figures == {"kernel": "fmha_b", "more_kernels_per_step": 0.0, "kernel_excess_ns_per_step": 6.0 * MS}
+    assert fix == "data or shapes: the same kernels take longer there"
 
 
 def test_the_others_median_counts_a_kernel_a_rank_lacks_as_none():
@@ -69,7 +72,7 @@ def test_the_others_median_counts_a_kernel_a_rank_lacks_as_none():
 @pytest.mark.parametrize("excess_ms", [0.0, -3.0])
 def test_no_words_without_an_excess(excess_ms):
     work = analysis._kernel_work(timelines(OTHERS, OTHERS, OTHERS), 0, [1, 2], PATH)
-    assert analysis._work_words(work, excess_ms * MS) == "" and analysis._work_figures(work, excess_ms * MS) == {}
+    assert said(work, excess_ms * MS) == ("", {}, "data, shapes, extra computation on that rank")
 
 
 def test_no_words_where_neither_kind_holds_most_of_the_excess():
@@ -77,8 +80,7 @@ def test_no_words_where_neither_kind_holds_most_of_the_excess():
     # half of it, and no kernel is blamed
     straggler = [(PATH, "gemm_a", 3, 6.0), (f"{PATH} > attn", "fmha_b", 1, 5.0)]
     work = analysis._kernel_work(timelines(straggler, OTHERS, OTHERS), 0, [1, 2], PATH)
-    assert analysis._work_words(work, 10.0 * MS) == ""
-    assert analysis._work_fix(work, 10.0 * MS) == "data, shapes, extra computation on that rank"
+    assert said(work, 10.0 * MS) == ("", {}, "data, shapes, extra computation on that rank")
 
 
 def test_each_rank_is_taken_per_step_of_its_own():
@@ -95,4 +97,4 @@ def test_each_rank_is_taken_per_step_of_its_own():
 
 def test_timelines_without_kernels_by_name_give_no_words():
     work = analysis._kernel_work({0: {}, 1: {}}, 0, [1], PATH)
-    assert work is None and analysis._work_words(None, 5.0 * MS) == ""
+    assert work is None and said(None, 5.0 * MS) == ("", {}, "data, shapes, extra computation on that rank")

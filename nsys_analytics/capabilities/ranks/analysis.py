@@ -360,10 +360,11 @@ def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None)
         path, mine, theirs = _explaining_range(report.phases, rank, others, "cpu_ns")
         source = "CPU"
     excess = mine - theirs
-    work = _kernel_work(timelines, rank, others, path) if path and source == "GPU" else None
+    more, slower = _work_split(_kernel_work(timelines, rank, others, path) if path and source == "GPU" else None,
+                               excess)
     where = (f"in `{path}`: {mine / MS:.1f} ms of {source} time per step on rank {rank} vs {theirs / MS:.1f} ms on "
              f"the others (+{excess / MS:.1f} ms per step{'; its GPU idles meanwhile' if source == 'CPU' else ''})"
-             f"{_work_words(work, excess)}"
+             f"{_work_words(more, slower)}"
              if path else "outside any NVTX range of the step")
     wait_text = ", ".join(f"rank {r} waits {w / MS:.1f} ms per step{_where_waits(report.phases, r)}"
                           for r, w in waits.items())
@@ -373,10 +374,10 @@ def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None)
         f"({wait_text}; {share:.0%} of a {step_ns / MS:.1f} ms step)", kind="straggler", rank=rank, phase=path,
         source=source,
         excess_ns_per_step=excess, caused_wait_ns_per_step=per_step, waits_ns_per_step=waits,
-        **_work_figures(work, excess),
+        **_work_figures(more, slower),
         fix=(f"balance rank {rank}'s `{path}` (e.g. more data-loader workers, pinned memory, prefetch)"
              if source == "CPU" else f"give rank {rank}'s `{path}` the same work as the other ranks' "
-                                     f"({_work_fix(work, excess)})")
+                                     f"({_work_fix(more, slower)})")
         if path else f"look at rank {rank}'s CPU timeline between its collectives"))
 
 
@@ -411,17 +412,18 @@ def _kernel_work(timelines, rank: int, others: list[int], path: str) -> pd.DataF
 MORE = 0.5  # a kernel the straggler runs at least half a launch more of per step, on average, than the others
 
 
-def _work_split(work: pd.DataFrame | None, excess: float):
-    """(the kernels the straggler runs more of, the kernels it runs as often but for longer), each with a positive
-    excess, largest first, where that kind holds most of the range's excess; else empty."""
+def _work_split(work: pd.DataFrame | None, excess: float) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """What the range's excess is made of: (the kernels the straggler launches more of, None) where those hold at
+    least half of it, else (None, the kernels it launches as often, taking longer) where those do, else (None,
+    None); each with a positive excess, largest first."""
     if work is None or excess <= 0:
-        return work.iloc[:0] if work is not None else None, None
+        return None, None
     gained = work[work["excess_ns"] > 0]
     more = gained[gained["more"] >= MORE]
     slower = gained[gained["more"].abs() < MORE]
-    if more["excess_ns"].sum() >= 0.5 * excess:
+    if len(more) and more["excess_ns"].sum() >= 0.5 * excess:
         return more, None
-    if slower["excess_ns"].sum() >= 0.5 * excess:
+    if len(slower) and slower["excess_ns"].sum() >= 0.5 * excess:
         return None, slower
     return None, None
 
@@ -430,45 +432,41 @@ def _count(n: float) -> str:
     return f"{round(n):,}" if abs(n - round(n)) < 0.05 else f"{n:,.1f}"
 
 
-def _work_words(work: pd.DataFrame | None, excess: float) -> str:
-    """', where it runs 73 more `sgemm…` per step than they do (+24.8 ms)' or ', the same kernels as theirs taking
-    longer: `…` +5.1 ms per step'; '' where neither explains most of the excess."""
-    more, slower = _work_split(work, excess)
-    if more is not None and len(more):
-        top = more.iloc[0]
-        rest = more.iloc[1:]
+def _work_words(more: pd.DataFrame | None, slower: pd.DataFrame | None) -> str:
+    """', where it runs 73 more `sgemm…` kernels per step than they do (+24.8 ms)' or ', in the same kernels as
+    theirs taking longer: `…` +5.1 ms per step (1 a step)'; '' where neither holds most of the excess."""
+    if more is not None:
+        top, rest = more.iloc[0], more.iloc[1:]
         tail = (f", and {_count(rest['more'].sum())} more of {len(rest)} other kernel{'s' if len(rest) > 1 else ''} "
                 f"(+{rest['excess_ns'].sum() / MS:.1f} ms)" if len(rest) else "")
         return (f", where it runs {_count(top['more'])} more `{sentence_name(str(top.name))}` kernels per step "
                 f"than they do (+{top['excess_ns'] / MS:.1f} ms){tail}")
-    if slower is not None and len(slower):
-        top = slower.iloc[0]
+    if slower is not None:
+        top, rest = slower.iloc[0], slower.iloc[1:]
+        tail = (f" and {len(rest)} other kernel{'s' if len(rest) > 1 else ''} +{rest['excess_ns'].sum() / MS:.1f} ms"
+                if len(rest) else "")
         return (f", in the same kernels as theirs taking longer: `{sentence_name(str(top.name))}` "
-                f"+{top['excess_ns'] / MS:.1f} ms per step ({_count(top['kernels'])} a step)"
-                + (f" and {len(slower) - 1} other kernel{'s' if len(slower) > 2 else ''} "
-                   f"+{slower['excess_ns'].iloc[1:].sum() / MS:.1f} ms" if len(slower) > 1 else ""))
+                f"+{top['excess_ns'] / MS:.1f} ms per step ({_count(top['kernels'])} a step){tail}")
     return ""
 
 
-def _work_figures(work: pd.DataFrame | None, excess: float) -> dict:
+def _work_figures(more: pd.DataFrame | None, slower: pd.DataFrame | None) -> dict:
     """The finding's figures of what the excess is made of: the kernel that holds most of it, how many more of it the
-    straggler runs per step (0: as many, for longer), and its share of the excess (ns per step)."""
-    more, slower = _work_split(work, excess)
-    kind = more if more is not None and len(more) else slower
-    if kind is None or not len(kind):
+    straggler launches per step (0: as many, taking longer), and its time beyond the others' (ns per step)."""
+    kind = more if more is not None else slower
+    if kind is None:
         return {}
     top = kind.iloc[0]
     return {"kernel": str(top.name), "more_kernels_per_step": float(top["more"]) if more is not None else 0.0,
             "kernel_excess_ns_per_step": float(top["excess_ns"])}
 
 
-def _work_fix(work: pd.DataFrame | None, excess: float) -> str:
-    more, slower = _work_split(work, excess)
-    if more is not None and len(more):
+def _work_fix(more: pd.DataFrame | None, slower: pd.DataFrame | None) -> str:
+    if more is not None:
         top = more.iloc[0]
         return (f"extra computation on that rank: it launches {_count(top['more'])} more "
                 f"`{sentence_name(str(top.name))}` per step there")
-    if slower is not None and len(slower):
+    if slower is not None:
         return "data or shapes: the same kernels take longer there"
     return "data, shapes, extra computation on that rank"
 
