@@ -43,7 +43,7 @@ def test_kernels_on_a_small_profile_imports_no_pandas(cached, tmp_path):
         f"sys.argv = ['nsys-analytics', 'kernels', {str(PROFILES / 'gpt_train.sqlite')!r}, '--limit', '1']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass", env)
     assert "_duckdb" in loaded  # it did run, on DuckDB's engine
-    assert "duckdb" not in loaded, "the duckdb package's Python wrappers add about 20 ms (core/engine.py)"
+    assert "duckdb" not in loaded, "the duckdb package's Python wrappers add about 20 ms (core/duckdb_engine.py)"
     assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
     assert loaded.isdisjoint(("multiprocessing", "subprocess")), "imported for other commands' work (a pool, nsys)"
     assert (tmp_path / "columnar").exists() == cached

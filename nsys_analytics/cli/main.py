@@ -71,7 +71,7 @@ class ErrorHandlingGroup(click.Group):
 def _known(e: Exception) -> Exception:
     """Running out of memory, or a value in a profile that no query can use (whichever query met it), as the
     one-line error it is (exit 1); other exceptions as they are."""
-    from ..core.engine import duckdb
+    from ..core.duckdb_engine import duckdb
     from ..data import bad_values, database, source
 
     if not isinstance(e, (duckdb.Error, MemoryError, RuntimeError, OverflowError)):

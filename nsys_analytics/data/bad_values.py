@@ -13,7 +13,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from ..core.engine import duckdb
+from ..core.duckdb_engine import duckdb
 from ..core.errors import ProfileError
 from .raw_schema import RAW_TABLES
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..core.engine import duckdb
+from ..core.duckdb_engine import duckdb
 from ..core.errors import OutOfMemoryError, ProfileError, UsageError
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.engine import duckdb
+from ..core.duckdb_engine import duckdb
 from . import bad_rows, bad_values, cache, columnar, database, schema_objects, source, sql_files
 from ..core import progress
 from .bad_rows import KERNEL_TABLE, BadRows

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.engine import duckdb
+from ..core.duckdb_engine import duckdb
 from .database import _quote
 from ..core.errors import QueryError
 from .schema_objects import TABLE_MACROS

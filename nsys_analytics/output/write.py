@@ -135,7 +135,7 @@ def write_parquet_report(report: Report, output: Path | None, table: str | None 
 def write_parquet(result: Result, path: str | Path, inputs: Iterable[str | Path] = ()) -> None:
     """A Result as Parquet (DuckDB's writer), whole. Column types come from the values: integers stay integers
     with NULLs, floats, booleans and text as they are."""
-    from ..core.engine import duckdb
+    from ..core.duckdb_engine import duckdb
     import pandas as pd
 
     frame = pd.DataFrame({c: pd.array([row[i] for row in result.materialize().rows], dtype=_parquet_dtype(result, i))

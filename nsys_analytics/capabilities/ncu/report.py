@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...core.engine import duckdb
+from ...core.duckdb_engine import duckdb
 from ...data import database, sql_files
 from ...core import progress
 from ...core.errors import ProfileError, QueryError, UsageError

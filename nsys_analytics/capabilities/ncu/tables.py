@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.engine import duckdb
+from ...core.duckdb_engine import duckdb
 from ...data import sql_files
 from .data import INSTANCE_COLUMNS, ReportData
 

@@ -79,7 +79,7 @@ class CacheReader:
 
     def _unreadable(self, path) -> Exception | None:
         """The error reading every value of a part raises, or None (none does)."""
-        from ...core.engine import duckdb
+        from ...core.duckdb_engine import duckdb
 
         try:
             parts.read_whole(self.con, path)

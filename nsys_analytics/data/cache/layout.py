@@ -153,7 +153,7 @@ def core_select(source: str) -> str:
 @cache
 def salt() -> str:
     """Changes whenever a cache's content would: the format, DuckDB, the raw columns, the stored views' SQL."""
-    from ...core.engine import duckdb
+    from ...core.duckdb_engine import duckdb
     from ..raw_schema import RAW_TABLES
     from ..schema_objects import body
 
@@ -166,7 +166,7 @@ def salt() -> str:
 
 
 def meta_rows(sqlite_path: Path | None) -> dict[str, str]:
-    from ...core.engine import duckdb
+    from ...core.duckdb_engine import duckdb
 
     rows = {"format": salt(), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "duckdb": duckdb.__version__}

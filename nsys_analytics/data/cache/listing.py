@@ -55,7 +55,7 @@ def _mtime(p: Path) -> float:
 
 def _profile_of(folder: Path) -> str | None:
     """The profile path recorded in the first raw-table file of a cache folder."""
-    from ...core.engine import duckdb
+    from ...core.duckdb_engine import duckdb
     from .parts import meta
 
     con = duckdb.connect()

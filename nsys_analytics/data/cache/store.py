@@ -119,7 +119,7 @@ class ProfileCache:
 
         try:
             if name in layout.MATERIALIZED:
-                from ...core.engine import duckdb
+                from ...core.duckdb_engine import duckdb
 
                 threads = layout.THREADS.get(name)
                 try:
@@ -140,7 +140,7 @@ class ProfileCache:
                     # process that read it finds it gone at its next query and reads the whole table: reader.heal)
                     parts.remove(self.file(layout.CORE))
         except Exception as e:  # noqa: BLE001 - a cache that cannot be written must not stop the command
-            from ...core.engine import duckdb
+            from ...core.duckdb_engine import duckdb
 
             if not isinstance(e, (OSError, duckdb.Error)):
                 raise
@@ -164,7 +164,7 @@ class ProfileCache:
         threads, not on four: layout.THREADS). Both in the default pool, where a view of layout.POOL ran out in its
         larger one: DuckDB can run out under a larger limit where a smaller one spills (the whole cache build at
         50 M kernels did once under 1.5 GB, and not under 1 GB)."""
-        from ...core.engine import duckdb
+        from ...core.duckdb_engine import duckdb
 
         if name in layout.INLINE_FIRST:
             try:
@@ -355,7 +355,7 @@ def damaged(error: Exception) -> bool:
 
 def whole(part: Path) -> bool:
     """Whether every value of a part and its metadata can be read."""
-    from ...core.engine import duckdb
+    from ...core.duckdb_engine import duckdb
 
     if not parts.intact(part):
         return False
