@@ -279,6 +279,26 @@ def test_diagnose_over_the_ranks_puts_the_straggler_first_and_start_up_out():
     assert top["at_stake_ns"] > 4_000_000_000 and top["windows"][0]["start_ns"] < first_step
 
 
+def test_diagnose_over_the_ranks_gives_the_stragglers_fix_in_text_and_csv():
+    """The cross-rank finding carries its fix as every finding does: a `fix:` line under it in text, the Fix cell of
+    its `all` row in CSV (both left it out; `ranks` showed it)."""
+    import csv
+    import io
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "nsys_analytics", "diagnose", *map(str, STRAGGLER), "--jobs", "1",
+                               *args], capture_output=True, text=True, check=True).stdout
+
+    fix = "balance rank 1's `data` (e.g. more data-loader workers, pinned memory, prefetch)"
+    cross = run().split("== rank 0")[0]
+    assert "[error] rank 1 is the straggler" in cross and "\n  fix: balance rank 1" in cross
+    assert f"fix: {fix}" in " ".join(cross.split())  # wrapped to the terminal
+    first = next(csv.DictReader(io.StringIO(run("--format", "csv"))))
+    assert (first["Rank"], first["Rule"], first["Fix"]) == ("all", "ranks", fix)
+
+
 @pytest.mark.parametrize("fmt", ["table", "csv", "json"])
 def test_diagnose_fail_on_counts_the_cross_rank_straggler(fmt):
     """fsdp2_forward's designed fault (truth.0.json: rank 0's block_2 mlp 30.45 ms against 5.74 ms) is a warning
