@@ -148,8 +148,8 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dic
     """Where each kernel was launched (ranks/paths.py): the compute time per step and range path, rolled up to every
     enclosing range ('' = the whole step); the same per innermost path and kernel name over the steps that are not
     warm-up, not rolled up (what the straggler's range holds beyond the others', kernel by kernel); and the NCCL
-    operations with the step and path of their launch. The kernels stay numpy arrays (a rank may have millions); paths are codes into one list
-    of names."""
+    operations with the step and path of their launch. The kernels stay numpy arrays (a rank may have millions);
+    paths are codes into one list of names."""
     range_cols = ["step", "path", "compute_ns", "kernels"]
     ops = ops.reset_index(drop=True).assign(step=-1, path="")
     if k is None:
@@ -201,9 +201,9 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dic
 
 
 def _range_kernels(p, code, name_id, duration, paths_of) -> pd.DataFrame:
-    """Compute kernels per innermost range path and kernel name: their count and time, summed over the steps given.
-    Names and paths as categories; a few hundred rows a rank, whatever its kernels and steps (256 ranks' rows per
-    step had taken about 150 MB in the parent)."""
+    """Compute kernels per innermost range path and kernel name: their count and time, summed over the steps given
+    (summed here, not per step: the parent holds every rank's). Names and paths as categories; a few dozen to a few
+    hundred rows a rank, whatever its kernels and steps."""
     g = (pd.DataFrame({"code": code, "name_id": name_id, "compute_ns": duration})
          .groupby(["code", "name_id"], as_index=False)
          .agg(compute_ns=("compute_ns", "sum"), kernels=("compute_ns", "size")))
