@@ -196,19 +196,24 @@ def build(timelines, job: JobCheck | None = None) -> RanksReport:
 
 def _steps_table(timelines, coll: pd.DataFrame) -> pd.DataFrame:
     rows = []
+    of_rank = coll.groupby("rank").indices if len(coll) else {}  # each rank's rows, found in one pass
+    start_all, wait_all, by_all = (coll[c].to_numpy() for c in ("start_ns", "wait_ns", "last_rank"))
     for rank, t in timelines.items():
         s = t["steps"].merge(t["gpu"], on="step", how="left")
         if s.empty:
             continue
-        mine = coll[coll["rank"] == rank]
-        idx = np.searchsorted(s["start_ns"].to_numpy(), mine["start_ns"].to_numpy(), side="right") - 1
-        inside = (idx >= 0) & (mine["start_ns"].to_numpy() < s["gpu_end_ns"].to_numpy()[np.clip(idx, 0, None)])
-        held = pd.DataFrame({"i": idx[inside], "held": mine["wait_ns"].to_numpy()[inside],
-                             "by": mine["last_rank"].to_numpy()[inside]})
-        longest = held.loc[held.groupby("i")["held"].idxmax()].set_index("i") if len(held) else held.set_index("i")
-        s = s.assign(rank=rank, step_ns=s["end_ns"] - s["start_ns"],
-                     wait_ns=[int(longest["held"].get(i, 0)) for i in range(len(s))],
-                     held_by=[int(longest["by"].get(i, -1)) for i in range(len(s))])
+        mine = of_rank.get(rank, np.array([], dtype=np.int64))
+        start = start_all[mine]
+        idx = np.searchsorted(s["start_ns"].to_numpy(), start, side="right") - 1
+        inside = (idx >= 0) & (start < s["gpu_end_ns"].to_numpy()[np.clip(idx, 0, None)])
+        held = pd.DataFrame({"i": idx[inside], "held": wait_all[mine][inside], "by": by_all[mine][inside]})
+        # each step's longest hold and who caused it (the first such collective where holds tie)
+        wait, held_by = np.zeros(len(s), dtype=np.int64), np.full(len(s), -1, dtype=np.int64)
+        if len(held):
+            longest = held.loc[held.groupby("i")["held"].idxmax()]
+            wait[longest["i"].to_numpy()] = longest["held"].to_numpy()
+            held_by[longest["i"].to_numpy()] = longest["by"].to_numpy()
+        s = s.assign(rank=rank, step_ns=s["end_ns"] - s["start_ns"], wait_ns=wait, held_by=held_by)
         rows.append(s)
     if not rows:
         return pd.DataFrame(columns=["rank", "step", "name", "step_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
