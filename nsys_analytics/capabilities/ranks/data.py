@@ -204,17 +204,17 @@ def _range_kernels(p, code, name_id, duration, paths_of) -> pd.DataFrame:
     """Compute kernels per innermost range path and kernel name: their count and time, summed over the steps given
     (summed here, not per step: the parent holds every rank's). Names and paths as categories; a few dozen to a few
     hundred rows a rank, whatever its kernels and steps."""
-    g = (pd.DataFrame({"code": code, "name_id": name_id, "compute_ns": duration})
-         .groupby(["code", "name_id"], as_index=False)
-         .agg(compute_ns=("compute_ns", "sum"), kernels=("compute_ns", "size")))
-    if g.empty:
+    if not len(code):
         return _no_range_kernels()
-    ids = ", ".join(str(int(i)) for i in np.unique(g["name_id"]))
+    names, name_code = np.unique(name_id, return_inverse=True)
+    pairs, at = np.unique(code * len(names) + name_code, return_inverse=True)  # one key per (path, name)
+    ids = ", ".join(str(int(i)) for i in names)
     text = dict(p.sql(f"SELECT id, value FROM strings WHERE id IN ({ids})").rows)
     return pd.DataFrame({
-        "path": pd.Categorical(np.array(paths_of, dtype=object)[g["code"].to_numpy()]),
-        "name": pd.Categorical([text.get(int(i), f"[string {int(i)} missing]") for i in g["name_id"]]),
-        "compute_ns": g["compute_ns"].to_numpy(), "kernels": g["kernels"].to_numpy()})
+        "path": pd.Categorical(np.array(paths_of, dtype=object)[pairs // len(names)]),
+        "name": pd.Categorical([text.get(int(i), f"[string {int(i)} missing]") for i in names[pairs % len(names)]]),
+        "compute_ns": np.bincount(at, weights=duration).astype(np.int64),
+        "kernels": np.bincount(at).astype(np.int64)})
 
 
 def _no_range_kernels() -> pd.DataFrame:
