@@ -86,6 +86,23 @@ def test_the_verdict_names_the_faulty_rank_and_range_with_the_truths_figures(run
         assert finding["waits_ns_per_step"][r] / MS == pytest.approx(lag, rel=0.10), r
 
 
+def test_an_imbalance_below_a_straggler_names_the_kernels_it_adds():
+    """fsdp2_small_backward: rank 1 does 15 extra matmuls a step in `backward > bwd:block_3` (truth.1.json:
+    extra_reps 15, 5.25 ms by CUDA events), 3.5 % of a step: under a straggler's 10 %, so "no straggler", but the
+    info says which kernels the waited-for rank adds, where, and their time. The balanced runs' info adds nothing."""
+    report = ranks_report(ProfileSet([str(p) for p in rank_files("fsdp2_small_backward")], engine=Sequential()))
+    (finding,) = report.findings
+    truth_1 = json.loads((RANKS / "fsdp2_small_backward" / "truth.1.json").read_text())
+    reps, lag = truth_1["extra_reps"], median(truth_1["steps"], "extra_ms")
+    assert finding["message"].startswith("no straggler") and finding["rank_waited_for"] == 1
+    words = finding["message"].split(f"; rank 1 runs {reps} more `")
+    assert len(words) == 2 and "gemm" in words[1] and "the others in `backward > bwd:block_3` (+" in words[1]
+    assert float(words[1].rsplit("(+", 1)[1].split(" ms)")[0]) == pytest.approx(lag, rel=0.05)
+    for run in BALANCED:
+        report = ranks_report(ProfileSet([str(p) for p in rank_files(run)], engine=Sequential()))
+        assert " more `" not in report.findings[0]["message"], run
+
+
 def test_the_waits_equal_the_steps_the_other_ranks_lost(run_report):
     """A second truth for the waits, from two runs: how much longer each waiting rank's step took (CUDA events from
     the step's start to the end of its optimizer step) than in the balanced run of the same job."""

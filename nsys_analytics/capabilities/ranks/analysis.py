@@ -353,8 +353,9 @@ def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None)
         report.findings.append(_finding(
             "info", f"no straggler{among}: the most any rank makes the others wait is {per_step / MS:.2f} ms per step "
                     f"(rank {rank}, {share:.1%} of a {step_ns / MS:.1f} ms step; a straggler is named from "
-                    f"{MIN_STRAGGLER_SHARE:.0%} and {MIN_STRAGGLER_NS / MS:.0f} ms)", kind="no_straggler",
-            rank_waited_for=rank, caused_wait_ns_per_step=per_step))
+                    f"{MIN_STRAGGLER_SHARE:.0%} and {MIN_STRAGGLER_NS / MS:.0f} ms)"
+                    f"{_extra_launches(report, timelines, rank, per_step)}",
+            kind="no_straggler", rank_waited_for=rank, caused_wait_ns_per_step=per_step))
         return
     report.straggler = rank
     others = [r for r in summary["rank"] if r != rank]
@@ -384,6 +385,23 @@ def _find_straggler(report: RanksReport, timelines, job: JobCheck | None = None)
              if source == "CPU" else f"give rank {rank}'s `{path}` the same work as the other ranks' "
                                      f"({_work_fix(more, slower)})")
         if path else f"look at rank {rank}'s CPU timeline between its collectives"))
+
+
+def _extra_launches(report: RanksReport, timelines, rank: int, wait: float) -> str:
+    """For an imbalance below a straggler's thresholds: where `rank` launches kernels the others do not, when those
+    hold most of the wait it causes ('' otherwise: the same kernels running a little apart is noise here)."""
+    if wait < MIN_STRAGGLER_NS:
+        return ""
+    others = [r for r in report.summary["rank"] if r != rank]
+    path, mine, theirs = _explaining_range(report.phases, rank, others, "compute_ns")
+    if path is None or mine - theirs < KEEP_SHARE * wait:
+        return ""
+    more, _slower = _work_split(_kernel_work(timelines, rank, others, path), mine - theirs)
+    if more is None:
+        return ""
+    top = more.iloc[0]
+    return (f"; rank {rank} runs {_count(top['more'])} more `{sentence_name(str(top.name))}` kernels per step than "
+            f"the others in `{path}` (+{top['excess_ns'] / MS:.1f} ms)")
 
 
 def _kernel_work(timelines, rank: int, others: list[int], path: str) -> pd.DataFrame | None:
