@@ -169,10 +169,10 @@ def diagnose_set(pset, module: str, options: dict):
         text = json.dumps({"scope": scope, "notes": report.notes,
                            "findings": [dict(zip(findings.columns, r)) for r in findings.rows]})
     else:
-        fix = findings.columns.index("fix")
+        found = [dict(zip(findings.columns, row)) for row in findings.rows]
         lines = [f"Across ranks ({plural(len(pset), 'rank')}, rank ids from the {pset.rank_source}); each rank below "
-                 f"covers {scope}."] + report.notes + [f"[{r[0]}] {r[1]}" + (f"\n  fix: {r[fix]}" if r[fix] else "")
-                                                      for r in findings.rows]
+                 f"covers {scope}."] + report.notes + [f"[{f['severity']}] {f['message']}"
+                                                      + (f"\n  fix: {f['fix']}" if f["fix"] else "") for f in found]
         text = "\n".join(lines) + "\n"
     return RankTexts([("all", "cross-rank findings", text), *per_rank.sections], per_rank.exit_code)
 
@@ -190,13 +190,13 @@ def _with_cross_rank_rows(per_rank, findings: Result):
     if "summary" not in table.columns:  # --table names one nsys rule's rows: those alone
         return per_rank
     at = {c: i for i, c in enumerate(table.columns)}
-    fix = findings.columns.index("fix")
     rows = []
-    for severity, message, *rest in findings.rows:
+    for found in (dict(zip(findings.columns, r)) for r in findings.rows):
         row = [None] * len(table.columns)
-        row[at["rank"]], row[at["severity"]], row[at["rule"]], row[at["summary"]] = "all", severity, "ranks", message
+        row[at["rank"]], row[at["severity"]], row[at["rule"]], row[at["summary"]] = (
+            "all", found["severity"], "ranks", found["message"])
         if "fix" in at:
-            row[at["fix"]] = rest[fix - 2]
+            row[at["fix"]] = found["fix"]
         rows.append(tuple(row))
     table.rows[:0] = rows
     return per_rank

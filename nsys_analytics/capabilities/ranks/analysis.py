@@ -400,8 +400,8 @@ def _extra_launches(report: RanksReport, timelines, rank: int, wait: float) -> s
     if more is None:
         return ""
     top = more.iloc[0]
-    return (f"; rank {rank} runs {_count(top['more'])} more `{sentence_name(str(top.name))}` kernels per step than "
-            f"the others in `{path}` (+{top['excess_ns'] / MS:.1f} ms)")
+    return (f"; rank {rank} runs {_more_of(top)} kernels per step than the others in `{path}` "
+            f"(+{top['excess_ns'] / MS:.1f} ms)")
 
 
 def _kernel_work(timelines, rank: int, others: list[int], path: str) -> pd.DataFrame | None:
@@ -455,6 +455,11 @@ def _count(n: float) -> str:
     return f"{round(n):,}" if abs(n - round(n)) < 0.05 else f"{n:,.1f}"
 
 
+def _more_of(top: pd.Series) -> str:
+    """'73 more `sgemm…`': a kernel row of _kernel_work, as the verdict, the fix and an imbalance's info name it."""
+    return f"{_count(top['more'])} more `{sentence_name(str(top.name))}`"
+
+
 def _work_words(more: pd.DataFrame | None, slower: pd.DataFrame | None) -> str:
     """', where it runs 73 more `sgemm…` kernels per step than they do (+24.8 ms)' or ', in the same kernels as
     theirs taking longer: `…` +5.1 ms per step (1 a step)'; '' where neither holds most of the excess."""
@@ -462,8 +467,7 @@ def _work_words(more: pd.DataFrame | None, slower: pd.DataFrame | None) -> str:
         top, rest = more.iloc[0], more.iloc[1:]
         tail = (f", and {_count(rest['more'].sum())} more of {len(rest)} other kernel{'s' if len(rest) > 1 else ''} "
                 f"(+{rest['excess_ns'].sum() / MS:.1f} ms)" if len(rest) else "")
-        return (f", where it runs {_count(top['more'])} more `{sentence_name(str(top.name))}` kernels per step "
-                f"than they do (+{top['excess_ns'] / MS:.1f} ms){tail}")
+        return f", where it runs {_more_of(top)} kernels per step than they do (+{top['excess_ns'] / MS:.1f} ms){tail}"
     if slower is not None:
         top, rest = slower.iloc[0], slower.iloc[1:]
         tail = (f" and {len(rest)} other kernel{'s' if len(rest) > 1 else ''} +{rest['excess_ns'].sum() / MS:.1f} ms"
@@ -486,9 +490,7 @@ def _work_figures(more: pd.DataFrame | None, slower: pd.DataFrame | None) -> dic
 
 def _work_fix(more: pd.DataFrame | None, slower: pd.DataFrame | None) -> str:
     if more is not None:
-        top = more.iloc[0]
-        return (f"extra computation on that rank: it launches {_count(top['more'])} more "
-                f"`{sentence_name(str(top.name))}` per step there")
+        return f"extra computation on that rank: it launches {_more_of(more.iloc[0])} per step there"
     if slower is not None:
         return "data or shapes: the same kernels take longer there"
     return "data, shapes, extra computation on that rank"

@@ -114,10 +114,11 @@ def step_timeline(member) -> dict[str, pd.DataFrame]:
         phases = _run(p, "step_phases", {}) if len(steps) else pd.DataFrame(
             columns=["step", "name", "duration_ns", "instances"])
         gpu = _step_gpu_time(p, steps, kernels)
-        range_gpu, range_kernels, ops = _placement(p, steps, has_nvtx, ops, kernels)
+        steady_steps = _steady_here(steps)
+        range_gpu, range_kernels, ops = _placement(p, steps, has_nvtx, ops, kernels, steady_steps)
     steps = _on_common_clock(steps[STEP_COLUMNS].copy(), member, ("start_ns", "end_ns", "gpu_end_ns"))
     return {"steps": steps, "phases": phases, "gpu": gpu, "range_gpu": range_gpu, "range_kernels": range_kernels,
-            "range_kernel_steps": _steady_here(steps),
+            "range_kernel_steps": steady_steps,
             "nccl": _slim(_on_common_clock(ops, member, ("start_ns", "end_ns")))}
 
 
@@ -144,12 +145,13 @@ def _kernels(p) -> dict[str, np.ndarray] | None:
     return {c: v[order] for c, v in out.items()}
 
 
-def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dict | None):
+def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dict | None,
+               steady_steps: tuple[int, ...]):
     """Where each kernel was launched (ranks/paths.py): the compute time per step and range path, rolled up to every
-    enclosing range ('' = the whole step); the same per innermost path and kernel name over the steps that are not
-    warm-up, not rolled up (what the straggler's range holds beyond the others', kernel by kernel); and the NCCL
-    operations with the step and path of their launch. The kernels stay numpy arrays (a rank may have millions);
-    paths are codes into one list of names."""
+    enclosing range ('' = the whole step); the same per innermost path and kernel name over `steady_steps`
+    (those that are not warm-up), not rolled up (what the straggler's range holds beyond the others', kernel by
+    kernel); and the NCCL operations with the step and path of their launch. The kernels stay numpy arrays (a rank
+    may have millions); paths are codes into one list of names."""
     range_cols = ["step", "path", "compute_ns", "kernels"]
     ops = ops.reset_index(drop=True).assign(step=-1, path="")
     if k is None:
@@ -187,8 +189,8 @@ def _placement(p, steps: pd.DataFrame, has_nvtx: bool, ops: pd.DataFrame, k: dic
                       columns=["code", "path"])
     range_gpu = (inner.merge(up, on="code").groupby(["step", "path"], as_index=False)[["compute_ns", "kernels"]]
                  .sum())[range_cols]
-    steady = np.isin(step, np.array(_steady_here(steps), dtype=np.int64)) & keep
-    range_kernels = _range_kernels(p, code[steady], k["name_id"][steady], end[steady] - start[steady], names)
+    mine = np.isin(step, np.array(steady_steps, dtype=np.int64)) & keep
+    range_kernels = _range_kernels(p, code[mine], k["name_id"][mine], end[mine] - start[mine], names)
     if len(ops):
         comm = pd.DataFrame({"start_ns": start[is_comm], "end_ns": end[is_comm],
                              "stream": k["stream"][is_comm], "device": k["device"][is_comm],
