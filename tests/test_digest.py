@@ -1,6 +1,7 @@
 """The catalog's content hash (cache/digest.py): the sha256 of the bytes, checked against coreutils' sha256sum;
 remembered under the file's identity, so a second request reads it back, and a changed file is hashed afresh. The
-identity's digest (XXH3-128) is checked against the library hashing the whole file in one call."""
+identity's digest (XXH3-128 of the XXH3-128 digests of the file's blocks) is checked against the library hashing
+slices of the file's bytes, one call each."""
 
 from __future__ import annotations
 
@@ -53,14 +54,20 @@ def test_a_changed_file_is_hashed_afresh(profile, cache_folder):
     assert len(memos(cache_folder)) == 2
 
 
-def test_the_identity_digest_is_the_files_xxh3_and_is_remembered_apart_from_its_sha256(profile, cache_folder,
-                                                                                       monkeypatch):
+def blocks_xxh3(data: bytes, block: int) -> str:
+    """XXH3-128 of the XXH3-128 digests of `data`'s `block`-byte slices, each hashed by the library in one call."""
     import xxhash
 
-    whole = xxhash.xxh3_128(profile.read_bytes()).hexdigest()
+    return xxhash.xxh3_128(b"".join(xxhash.xxh3_128(data[i:i + block]).digest()
+                                    for i in range(0, max(len(data), 1), block))).hexdigest()
+
+
+def test_the_identity_digest_is_the_xxh3_of_the_files_blocks_and_is_remembered_apart_from_its_sha256(
+        profile, cache_folder, monkeypatch):
+    whole = blocks_xxh3(profile.read_bytes(), digest.BLOCK)
     assert digest.content_digest(profile) == whole
     assert digest.sha256_of(profile) == sha256sum(profile)
-    assert sorted(m.rsplit(".", 1)[1] for m in memos(cache_folder)) == ["sha256", "xxh3_128"]
+    assert sorted(m.rsplit(".", 1)[1] for m in memos(cache_folder)) == ["sha256", "xxh3_blocks"]
     monkeypatch.setattr(digest, "hash_file", lambda path, algorithm: pytest.fail("hashed again"))
     assert digest.content_digest(profile) == whole
     monkeypatch.undo()
@@ -71,7 +78,31 @@ def test_the_identity_digest_is_the_files_xxh3_and_is_remembered_apart_from_its_
         f.seek(st.st_size - 1)
         f.write(bytes([byte[0] ^ 0xFF]))
     os.utime(profile, ns=(st.st_atime_ns, st.st_mtime_ns))
-    assert digest.content_digest(profile) == xxhash.xxh3_128(profile.read_bytes()).hexdigest() != whole
+    assert digest.content_digest(profile) == blocks_xxh3(profile.read_bytes(), digest.BLOCK) != whole
+
+
+@pytest.mark.parametrize("block", [4096, 10_000, 1 << 20])
+def test_the_blocks_are_hashed_in_order_on_several_threads_whatever_the_last_ones_length(profile, block,
+                                                                                          monkeypatch):
+    """Blocks that divide the file, that leave a short last one, and one block larger than the file; on four
+    threads, as many as the machine has cores, and on one: the same digest, the blocks' order kept."""
+    data = profile.read_bytes()
+    monkeypatch.setattr(digest, "BLOCK", block)
+    expected = blocks_xxh3(data, block)
+    for cores in (4, os.cpu_count(), 1):
+        monkeypatch.setattr(os, "cpu_count", lambda: cores)
+        assert digest.hash_file(profile, "xxh3_blocks") == expected
+    swapped = b"".join(reversed([data[i:i + block] for i in range(0, len(data), block)]))
+    if len(data) > block:
+        assert blocks_xxh3(swapped, block) != expected
+
+
+def test_an_empty_file_has_the_digest_of_one_empty_block(tmp_path):
+    import xxhash
+
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    assert digest.hash_file(empty, "xxh3_blocks") == xxhash.xxh3_128(xxhash.xxh3_128(b"").digest()).hexdigest()
 
 
 def test_a_damaged_memo_is_not_believed(profile, cache_folder):
