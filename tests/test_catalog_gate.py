@@ -4,6 +4,7 @@ GPU busy and kernel time); the first CI push passes; bad thresholds are refused;
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections import defaultdict
@@ -30,23 +31,23 @@ def add(path, *tags, db: str) -> None:
     assert result.exit_code == 0, result.output
 
 
-def per_step_reference(path) -> tuple[list[int], list[int]]:
-    """Brute force over the export: for each train_loop:step_N range, the kernels' summed duration and the union
-    length of the kernels', copies' and memsets' intervals, of the operations whose launching runtime call (same
-    correlation id and process) starts within the step."""
+def per_step_reference(path, pid: int | None = None) -> tuple[list[int], list[int]]:
+    """Brute force over the export: for each train_loop:step_N range (of process `pid` alone, where given), the
+    kernels' summed duration and the union length of the kernels', copies' and memsets' intervals, of the operations
+    whose launching runtime call (same correlation id and process) starts within the step."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     names = dict(con.execute("SELECT id, value FROM StringIds"))
     steps = [(s, e, tid >> 24) for s, e, tid, text, text_id in con.execute(
         "SELECT start, end, globalTid, text, textId FROM NVTX_EVENTS WHERE eventType IN (59, 60) ORDER BY start")
-        if re.fullmatch(r"step_\d+", text or names.get(text_id, ""))]
+        if re.fullmatch(r"step_\d+", text or names.get(text_id, "")) and pid in (None, (tid >> 24) & 0xFFFFFF)]
     calls = {(c, tid >> 24): s for c, tid, s in con.execute(
         "SELECT correlationId, globalTid, start FROM CUPTI_ACTIVITY_KIND_RUNTIME")}
     kernel_ns, intervals = defaultdict(int), defaultdict(list)
     for table in _OPS:
-        for start, end, corr, pid in con.execute(f"SELECT start, end, correlationId, globalPid FROM {table}"):
-            launch = calls.get((corr, pid >> 24))
+        for start, end, corr, op_pid in con.execute(f"SELECT start, end, correlationId, globalPid FROM {table}"):
+            launch = calls.get((corr, op_pid >> 24))
             for i, (s, e, step_pid) in enumerate(steps):
-                if launch is not None and step_pid == pid >> 24 and s <= launch <= e:
+                if launch is not None and step_pid == op_pid >> 24 and s <= launch <= e:
                     intervals[i].append((start, end))
                     kernel_ns[i] += (end - start) if table.endswith("KERNEL") else 0
     con.close()
@@ -219,8 +220,9 @@ def _stored(path, metric: str) -> list[tuple]:
 
 
 def test_per_step_figures_of_ranks_and_of_a_report_of_several_processes(tmp_path):
-    """Two ranks added as one run (one row per rank), and one report holding both processes of a DDP launch (each
-    process's operations placed in its own steps): totals equal to the brute-force reference."""
+    """Two ranks added as one run (one row per rank), and one report holding both processes of a DDP launch: its
+    processes are its ranks (a row each, each process's operations in its own steps), totals equal to the
+    brute-force reference of each process."""
     from .conftest import rank_files
 
     db = tmp_path / "runs.db"
@@ -232,11 +234,46 @@ def test_per_step_figures_of_ranks_and_of_a_report_of_several_processes(tmp_path
     assert _stored(db, "gpu") == [(r, len(b), sum(b)) for r, (_, b) in enumerate(refs)]
     [whole] = rank_files("ddp_whole")
     add(whole, "branch=main", db=str(db))
-    kernels, busy = per_step_reference(whole)
-    with sqlite3.connect(db) as con:
-        rows = con.execute("SELECT metric, instances, total_ns FROM step_stats WHERE run_id = 2 ORDER BY metric")
-        assert rows.fetchall() == [("gpu", len(busy), sum(busy)), ("kernels", len(kernels), sum(kernels))]
-    assert len({p for p in _step_processes(whole)}) == 2 and len(kernels) == 12
+    diagnosed = tmp_path / "diagnosed.db"  # the ranks' summaries made beside their findings
+    result = CliRunner().invoke(cli, ["runs", "add", str(whole), "--diagnose", "--db", str(diagnosed)])
+    assert result.exit_code == 0, result.output
+    pids = sorted({p & 0xFFFFFF for p in _step_processes(whole)})
+    refs = [per_step_reference(whole, pid) for pid in pids]
+    for path, run in ((db, 2), (diagnosed, 1)):
+        with sqlite3.connect(path) as con:
+            for metric, which in (("kernels", 0), ("gpu", 1)):
+                rows = con.execute("SELECT instances, total_ns FROM step_stats WHERE run_id = ? AND metric = ?",
+                                   (run, metric)).fetchall()
+                assert sorted(rows) == sorted((len(r[which]), sum(r[which])) for r in refs), (path, metric)
+    assert len(pids) == 2 and [len(k) for k, _ in refs] == [6, 6]
+
+
+def test_a_report_of_a_whole_launch_is_stored_as_its_ranks(tmp_path):
+    """ddp_whole is one report of a 2-rank launch of ddp_straggler's workload: stored as one rank, its two processes'
+    steps read as twelve steps of one rank, and `runs diff` against ddp_straggler's rank files said "GPU compute
+    kernel time per step (summed over 1 vs 2 ranks) 20.0 ms -> 40.0 ms (+100.3 %) beyond run-to-run noise". Its
+    processes are now its ranks: the two runs of one design read no change, as `diff` of the files reads them, and
+    the gate passes."""
+    from .conftest import rank_files
+
+    db = str(tmp_path / "runs.db")
+    [whole] = rank_files("ddp_whole")
+    straggler = rank_files("ddp_straggler")
+    add(whole, db=db)
+    result = CliRunner().invoke(cli, ["runs", "add", *map(str, straggler), "--ranks", "--db", db])
+    assert result.exit_code == 0, result.output
+    stored = json.loads(_invoke("runs", "diff", "1", "2", "--db", db, "--format", "json"))
+    assert stored["headline"]["ranks"] == [2, 2], stored["headline"]
+    assert stored["verdict"].startswith("No change beyond run-to-run noise"), stored["verdict"]
+    files = json.loads(_invoke("diff", whole, straggler[0].parent, "--format", "json"))
+    assert stored["verdict"] == files["verdict"]
+    assert "PASS" in _invoke("runs", "gate", whole, "--baseline", "2", "--max-regression", "5%", "--db", db)
+
+
+def _invoke(*args) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 def _exact_p(base: list[int], new: list[int]) -> float:

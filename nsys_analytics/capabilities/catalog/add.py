@@ -10,7 +10,10 @@ from ..diff.summary import ProfileSummary
 def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
                   diagnose: bool = False) -> tuple[list[ProfileSummary], list[list[dict]] | None]:
     """Summaries of the run's profiles (one per rank) and, with `diagnose`, each one's findings as rows. Several
-    profiles are opened as ranks through `ProfileSet` (its rank ids; a whole-launch report split by process).
+    profiles, or one report of several GPU processes (a whole launch), are opened as ranks through `ProfileSet` (its
+    rank ids; a whole-launch report split by process), as `diff` reads them: stored as one rank, such a report set
+    its ranks' steps side by side as twice the steps of one rank, and `runs diff` against the same job's rank files
+    called it a change of +100 %.
     Without `diagnose` nothing but the summaries is needed: those remembered in the cache folder are read back
     (diff/memo.py). Each summary covers the whole capture and carries the steady-state one `diff` compares
     (`steady`, in diff's default attribution where none is asked), so that `runs diff` says what `diff` says, and its
@@ -18,13 +21,13 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
     from .steps import add_step_metrics
 
     if not diagnose:
-        whole = summarize_side(paths, rules, attribution, with_hash=True, window="all")
-        steady = summarize_side(paths, rules, _steady_attribution(attribution), window="steady")
+        whole = summarize_side(paths, rules, attribution, with_hash=True, window="all", split=True)
+        steady = summarize_side(paths, rules, _steady_attribution(attribution), window="steady", split=True)
         for w, s in zip(whole, steady):
             w.steady = s
         add_step_metrics(whole)
         return whole, None
-    if len(paths) == 1:
+    if len(paths) == 1 and not _whole_launch(paths[0]):
         from ...data.profile import Profile
 
         with Profile(paths[0]) as p:
@@ -38,12 +41,20 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
     return summaries, [f for _, f in results]
 
 
+def _whole_launch(path: str) -> bool:
+    """Whether the file is one report of several GPU processes (read as its ranks, as summarize_side(split=True))."""
+    from ...data.profile_set import several_gpu_processes
+
+    return str(path).endswith(".sqlite") and several_gpu_processes(path)
+
+
 def summarize_member(member, rules: RuleSet, attribution: str):
     """One rank of a ProfileSet (module level: process pools pickle it)."""
     with member.open() as p:
         summary, found = summarize_with_findings(p, rules, member.rank, attribution)
     if member.pid is not None:
         summary.label += f" pid {member.pid}"
+        summary.meta["pid"] = member.pid  # as diff's summarize_member: catalog/steps.py reads this process alone
     return summary, found
 
 

@@ -20,32 +20,33 @@ KEEP = 256  # remembered figures (a few KB each) in the cache folder's summaries
 
 def add_step_metrics(summaries: list[ProfileSummary]) -> None:
     """Put the step family and {metric: Stat of the per-step values} into each summary's meta. Left out where a
-    profile has no step family or no kernels, or where one report holds several ranks (a launch split by process)."""
-    paths = [s.path for s in summaries]
-    if len(set(paths)) != len(paths):
-        return
+    profile has no step family or no kernels. A rank of a report of a whole launch (meta "pid") counts the steps
+    and operations of its own process."""
     for s in summaries:
-        figures = _remembered(s.path, lambda s=s: _figures_of(s))
+        pid = s.meta.get("pid")
+        figures = _remembered(s.path, pid, lambda s=s, pid=pid: _figures_of(s, pid))
         if figures:
             s.meta[META_KEY] = figures
 
 
-def _figures_of(summary: ProfileSummary) -> dict:
-    """{"step_range": family, "gpu": Stat, "kernels": Stat} of one profile; {} when it has none."""
+def _figures_of(summary: ProfileSummary, pid: int | None) -> dict:
+    """{"step_range": family, "gpu": Stat, "kernels": Stat} of one profile (of its process `pid` alone, where
+    given); {} when it has none."""
     from ..diff.report import step_of
 
     step, _ = step_of([summary])
     names = step_names(summary, step) if step else []
-    computed = _compute(summary.path, names) if names else None
+    computed = _compute(summary.path, names, pid) if names else None
     return {"step_range": step, **computed} if computed else {}
 
 
-def _compute(path: str, names: list[str]) -> dict[str, Stat] | None:
+def _compute(path: str, names: list[str], pid: int | None = None) -> dict[str, Stat] | None:
     import numpy as np
 
     from ...data.profile import Profile
+    from ...data.profile_set import RankProfile
 
-    with Profile(path) as p:
+    with Profile(path) if pid is None else RankProfile(path, pid) as p:
         if not p.has_table("CUPTI_ACTIVITY_KIND_KERNEL") or not p.has_table("NVTX_EVENTS"):
             return None
         steps = _numpy(p, _sql("step_ranges", {"names": names}))
@@ -106,15 +107,16 @@ def per_step(start, end, ops: dict):
     return kernel_ns.astype(np.int64), np.bincount(step, weights=busy, minlength=n).astype(np.int64)
 
 
-def _remembered(path: str, compute):
-    """`compute()`, or its result remembered for this file's present content, as diff/memo.py remembers the
-    summary (profiles of at least the cache's minimum size): a `runs gate` after `runs add`, or the same file
-    added to another catalog, then loads no DuckDB (nor the diff report that names the step family)."""
+def _remembered(path: str, pid: int | None, compute):
+    """`compute()`, or its result remembered for this file's present content (and process `pid`), as diff/memo.py
+    remembers the summary (profiles of at least the cache's minimum size): a `runs gate` after `runs add`, or the
+    same file added to another catalog, then loads no DuckDB (nor the diff report that names the step family)."""
     from pathlib import Path
 
     from ...data.cache.remembered import per_file
 
-    return per_file(Path(path), "steps", FORMAT, compute, _load, _dump, KEEP, MAX_BYTES)
+    salt = FORMAT if pid is None else f"{FORMAT}\0pid {pid}"
+    return per_file(Path(path), "steps", salt, compute, _load, _dump, KEEP, MAX_BYTES)
 
 
 def _load(text: str) -> dict | None:

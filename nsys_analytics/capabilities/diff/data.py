@@ -204,6 +204,7 @@ def summarize_member(member, rules: RuleSet, attribution: str, with_hash: bool,
     summary = summarize_file(member.path, rules, member.rank, attribution, with_hash, member.open, part, window)
     if part:
         summary.label += f" {part}"
+        summary.meta["pid"] = member.pid  # the process of the file it stands for (catalog/steps.py reads it alone)
     return summary
 
 
