@@ -211,6 +211,25 @@ def test_ranks_and_diff_pages(base):
     assert "kernels" in diff["tables"]
 
 
+def test_the_diff_page_reads_a_report_of_a_whole_launch_as_its_ranks():
+    """ddp_whole (one report of a 2-rank launch of ddp_straggler's workload) served against ddp_straggler's rank
+    files: the page's verdict is `diff`'s, no change (read as one rank, it was a +100 % change of 1 vs 2 ranks)."""
+    from nsys_analytics.capabilities.serve.pages import diff as diff_page
+
+    from .conftest import rank_files
+
+    [whole], straggler = rank_files("ddp_whole"), rank_files("ddp_straggler")
+    cli_diff = CliRunner().invoke(cli, ["diff", str(whole), str(straggler[0].parent), "--format", "json"])
+    assert cli_diff.exit_code == 0, cli_diff.output
+    session = open_session([str(whole)], [str(f) for f in straggler])
+    try:
+        page = diff_page(session, {}).report
+    finally:
+        close_session(session)
+    assert page.verdict == json.loads(cli_diff.output)["verdict"]
+    assert page.verdict.startswith("No change beyond run-to-run noise"), page.verdict
+
+
 # ------------------------------------------------------------------ refusals and names
 BAD = [
     ("/api/table?view=kernels&p=p9", 404), ("/api/table?view=kernels&p=..%2F..%2Fetc%2Fpasswd", 404),

@@ -123,8 +123,9 @@ def diff(session, args: dict) -> Report:
 
     if not session.vs:
         raise UsageError("no profile to compare with: start `serve BASE --vs NEW`")
-    base = summarize_side(session.base_paths, session.rules, "auto")
-    new = summarize_side(session.vs, session.rules, "auto")
+    # a report of a whole launch read as its ranks, as `diff` reads it (split): against rank files it read as one
+    base = summarize_side(session.base_paths, session.rules, "auto", split=True)
+    new = summarize_side(session.vs, session.rules, "auto", split=True)
     return DiffOutput(build_diff_runs([base], [new], "demangled", ALPHA, {}, False))
 
 
