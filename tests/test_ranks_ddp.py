@@ -341,6 +341,35 @@ def test_one_rank_file_of_a_larger_job_says_so(command):
     assert "This file is" not in stderr(PROFILES / "gpt_train.sqlite")
 
 
+@pytest.mark.parametrize("command", [["diagnose"], ["breakdown"]])
+def test_a_report_of_a_whole_launch_read_as_one_profile_says_so(command):
+    """ddp_whole holds both processes of a 2-rank launch of ddp_straggler's workload. Read as one profile, `diagnose`
+    listed per-process findings and never named rank 1, the designed straggler, which `--by-rank` names first. A
+    note on stderr says the report holds 2 processes with kernels and names `--by-rank` and `ranks`; with
+    `--by-rank`, and on a one-process profile, no such note."""
+    import subprocess
+    import sys
+
+    [whole] = rank_files("ddp_whole")
+
+    def run(*args) -> subprocess.CompletedProcess:
+        out = subprocess.run([sys.executable, "-m", "nsys_analytics", *command, *map(str, args)],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out
+
+    alone = run(whole).stderr
+    assert "This report holds 2 processes that ran kernels" in alone and "`nsys-analytics ranks`" in alone, alone
+    if command == ["diagnose"]:  # breakdown has no --by-rank: it is not named there
+        assert "`diagnose --by-rank`" in alone, alone
+        split = run("--by-rank", whole)
+        assert "This report holds" not in split.stderr
+        assert "rank 1 is the straggler" in split.stdout, split.stdout
+    else:
+        assert "--by-rank" not in alone, alone
+    assert "This report holds" not in run(PROFILES / "gpt_train.sqlite").stderr
+
+
 def test_nccl_on_a_profile_without_nccl_says_so_in_one_sentence():
     """gpt_train ran on one GPU: no NCCL ranges, no NCCL kernels. The notes said GPU time of NCCL kernels was shown
     "instead", then how its statistics are computed, then that there are no NCCL kernels; now one sentence."""

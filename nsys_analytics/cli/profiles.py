@@ -26,13 +26,15 @@ def _noted(profile):
     return profile
 
 
-def note_one_rank(given, profile) -> None:
+def note_one_rank(given, profile, by_rank: str = "") -> None:
     """Say on stderr when the one profile a command was given is one rank's file of a larger job (diagnose,
-    breakdown, html read NCCL time that may be waiting); not for a rank of a set the command reads whole."""
-    from ..data.profile_set import one_rank_of_job
+    breakdown, html read NCCL time that may be waiting), or holds the ranks of a launch, read as one profile
+    (`by_rank`: the command line that reads them as ranks, where the command has --by-rank); not for a rank of a
+    set the command reads whole."""
+    from ..data.profile_set import one_rank_of_job, whole_launch_note
 
     if getattr(given, "is_rank", False) or not getattr(profile, "sqlite_path", None):
         return
-    note = one_rank_of_job(profile.sqlite_path)
-    if note:
-        click.echo(escape_controls(f"Note: {profile.path}: {note}"), err=True)
+    for note in (one_rank_of_job(profile.sqlite_path), whole_launch_note(profile.sqlite_path, by_rank)):
+        if note:
+            click.echo(escape_controls(f"Note: {profile.path}: {note}"), err=True)

@@ -162,6 +162,20 @@ def one_rank_of_job(sqlite_path) -> str | None:
             "the ranks, the first step is warm-up too unless a `warmup` range marks the warm-up.")
 
 
+def whole_launch_note(sqlite_path, by_rank: str = "") -> str | None:
+    """A sentence where the export holds several processes that ran kernels (a report of a whole launch, read as one
+    profile); `by_rank`: the command that reads each process as a rank instead (`diagnose --by-rank`), where the
+    command has the option. None for any other file, and for one that cannot be read."""
+    processes = _peek(sqlite_path, lambda con, tables: len(_context_processes(con, tables) or [])
+                      if "CUPTI_ACTIVITY_KIND_KERNEL" in tables else 0, 0)
+    if processes < 2:
+        return None
+    own = f"`{by_rank}` reads each process as a rank, and " if by_rank else ""
+    return (f"This report holds {processes} processes that ran kernels (the ranks of one launch?), read together as "
+            f"one profile; {own}`nsys-analytics ranks` over it compares them as ranks (a straggler, the waits in "
+            "NCCL).")
+
+
 def several_gpu_processes(sqlite_path) -> bool:
     """Whether the export holds several processes that ran kernels (a report of a whole launch: one per rank), by
     its small context table; False where it has none, or cannot be read."""

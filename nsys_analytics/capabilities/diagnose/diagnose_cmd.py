@@ -75,7 +75,7 @@ def command(profile, rules, start, end, range_name, scope, step_range, warmup_ra
     nsys_options = NsysOptions(None if rows < 0 else rows, gap_ms, threshold_pct, chunks)
     thresholds = Thresholds(chunks=chunks, short_kernel_us=short_kernel_us)
     with open_profile(profile) as p:
-        note_one_rank(profile, p)
+        note_one_rank(profile, p, by_rank="diagnose --by-rank")
         report = diagnose(p, tuple(rules) or RULES, window, nsys_options, thresholds, range_name, scope, step_range,
                           warmup_range or None, graphs, warmup_steps)
     if fmt in ("csv", "parquet"):
