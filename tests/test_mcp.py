@@ -157,6 +157,29 @@ def test_each_tool_answers_what_its_command_prints(server, tool, arguments, comm
     assert answer["result"] == cli_json([*command, "--format", "json"])
 
 
+def test_a_commands_note_reaches_the_assistant_and_by_rank_names_the_straggler():
+    """ddp_whole holds both processes of a 2-rank launch of ddp_straggler's workload (rank 1 the designed straggler).
+    The terminal's note on stderr (the report read as one profile) was lost to an assistant: it is now the answer's
+    note; `by_rank` reads the processes as ranks, and the straggler comes first. A profile of one process has no
+    note (the server's cases above)."""
+    from nsys_analytics.capabilities.mcp import mcp_cmd, tools
+    from nsys_analytics.capabilities.mcp.profiles import Served
+
+    from .conftest import rank_files
+
+    [whole] = rank_files("ddp_whole")
+    built = {f.__name__: f for f in tools.build(Served([whole]), mcp_cmd.run, mcp_cmd.run_sql)}
+    alone = built["diagnose"](profile=whole.name, **ALL).structured_content
+    assert alone["note"].startswith(f"Note: {whole}: This report holds 2 processes that ran kernels"), alone["note"]
+    assert "`nsys-analytics ranks`" in alone["note"]
+    ranked = built["diagnose"](profile=whole.name, by_rank=True, **ALL).structured_content
+    assert shlex.split(ranked["command"])[3:] == ["--by-rank", "--format", "json"] and ranked["note"] == ""
+    first = ranked["result"][0]
+    assert first["rank"] == "all" and first["output"]["findings"][0]["kind"] == "straggler"
+    assert first["output"]["findings"][0]["rank"] == 1
+    assert ranked["result"] == cli_json(["diagnose", whole, "--by-rank", "--format", "json"])
+
+
 def test_kernel_times_equal_nsys_stats(server):
     """An independent check of one answer: the kernels tool's times are nsys' own (cuda_gpu_kern_sum)."""
     import csv

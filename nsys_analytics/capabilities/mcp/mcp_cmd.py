@@ -78,7 +78,8 @@ def checked(items) -> list[Path]:
 
 
 def run(name: str, args: list[str]):
-    """The JSON document of `nsys-analytics NAME ARGS --format json`, built by the command itself."""
+    """(The JSON document of `nsys-analytics NAME ARGS --format json`, built by the command itself, the lines it
+    noted on stderr: `Note: ...`)."""
     with _ONE_AT_A_TIME:
         try:
             return _report(name, args)
@@ -92,15 +93,21 @@ def _report(name: str, args: list[str]):
     from .tools import with_json
 
     cmd = cli.get_command(None, name)
-    with collecting() as reports, contextlib.redirect_stdout(io.StringIO()):  # stdout is the protocol's
-        try:
-            with cmd.make_context(name, with_json(args)) as ctx:
-                cmd.invoke(ctx)
-        except click.exceptions.Exit:  # an exit code after the report (diagnose --fail-on): the report stands
-            pass
+    err = io.StringIO()  # the command's notes go to the assistant; the rest (progress) to stderr, as before
+    try:
+        with collecting() as reports, contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            try:  # stdout is the protocol's
+                with cmd.make_context(name, with_json(args)) as ctx:
+                    cmd.invoke(ctx)
+            except click.exceptions.Exit:  # an exit code after the report (diagnose --fail-on): the report stands
+                pass
+    finally:
+        lines = err.getvalue().splitlines()
+        sys.stderr.write("".join(f"{line}\n" for line in lines if not line.startswith("Note: ")))
+    notes = tuple(line for line in lines if line.startswith("Note: "))
     if not reports:
         raise RuntimeError(f"{name} wrote no report")
-    return json.loads(reports[-1].render("json"))
+    return json.loads(reports[-1].render("json")), notes
 
 
 def run_sql(path: str, text: str, params: dict, attachments: list[str], max_rows: int) -> tuple[list[dict], int]:

@@ -48,7 +48,7 @@ class Answer(TypedDict):
     command: str  # the terminal command that prints this result whole
     result: Any  # its `--format json` document, lists cut to max_rows
     truncated: list[Cut]
-    note: str  # what was left out, or ''
+    note: str  # what the command noted on stderr (`Note: ...`), then what was left out; or ''
 
 
 # What a tool returns: an Answer (its output schema), or an error result whose text is the CLI's one line as it is
@@ -104,11 +104,14 @@ def terminal_command(command: str, args: list[str]) -> str:
     return shlex.join(["nsys-analytics", command, *with_json(args)])
 
 
-def answer(command: str, args: list[str], doc, max_rows: int) -> Answer:
+def answer(command: str, args: list[str], doc, max_rows: int, notes: tuple[str, ...] = ()) -> Answer:
+    """`notes`: the lines the command printed on stderr as `Note: ...` (a terminal shows them beside the table:
+    one rank's file of a larger job, a report of a whole launch read as one profile)."""
     cut: list[Cut] = []
     result = _cut(doc, max_rows, "", cut)
     line = terminal_command(command, args)
-    return {"command": line, "result": result, "truncated": cut, "note": _note(cut, line)}
+    return {"command": line, "result": result, "truncated": cut,
+            "note": "\n".join([*notes, _note(cut, line)]).strip()}
 
 
 def _cut(doc, max_rows: int, where: str, cut: list[Cut]):
@@ -129,12 +132,14 @@ def _note(cut: list[Cut], line: str) -> str:
     return f"{parts}; raise max_rows (up to {MAX_ROWS}), narrow the query, or run `{line}` for all of them"
 
 
-def build(served: Served, run: Callable[[str, list[str]], Any], run_sql: Callable) -> list[Callable]:
-    """The tools over `served`: `run(command, args)` -> the command's JSON document; `run_sql(path, text, params,
-    attachments, max_rows)` -> (rows kept, rows in all) of the `sql` command's guarded query."""
+def build(served: Served, run: Callable[[str, list[str]], tuple[Any, tuple[str, ...]]],
+          run_sql: Callable) -> list[Callable]:
+    """The tools over `served`: `run(command, args)` -> (the command's JSON document, its notes); `run_sql(path,
+    text, params, attachments, max_rows)` -> (rows kept, rows in all) of the `sql` command's guarded query."""
 
     def call(command: str, args: list[str], max_rows: int) -> Answer:
-        return answer(command, args, run(command, args), max_rows)
+        doc, notes = run(command, args)
+        return answer(command, args, doc, max_rows, notes)
 
     def path(name: str) -> str:
         try:
@@ -189,12 +194,15 @@ def build(served: Served, run: Callable[[str, list[str]], Any], run_sql: Callabl
                  range: Optional[str] = None, window: Window = None, step_range: Optional[str] = None,
                  warmup_range: Optional[str] = None, gap: Annotated[Optional[int], Field(ge=0)] = None,
                  threshold: Annotated[Optional[int], Field(ge=0, le=100)] = None,
-                 short_kernel: Optional[float] = None, max_rows: MaxRows = 50) -> Reply:
+                 short_kernel: Optional[float] = None, by_rank: bool = False, max_rows: MaxRows = 50) -> Reply:
         """Why the GPU waits: nsys' expert rules and the project's own (launch_bound, gpu_starved, ...), findings
-        with the most GPU time at stake first. `gap` in ms, `threshold` in %, `short_kernel` in us."""
+        with the most GPU time at stake first. `gap` in ms, `threshold` in %, `short_kernel` in us. `by_rank`: a
+        report holding several processes (the ranks of one launch) read as one rank each, the cross-rank findings
+        (a straggler) first; the answer's note says when a report holds several."""
         return call("diagnose", [path(profile), *flags(
             rule=rule, start=start, end=end, range=range, window=window, step_range=step_range,
-            warmup_range=warmup_range, gap=gap, threshold=threshold, short_kernel=short_kernel)], max_rows)
+            warmup_range=warmup_range, gap=gap, threshold=threshold, short_kernel=short_kernel, by_rank=by_rank)],
+            max_rows)
 
     def modules(profile: Profile, depth: Count = None, top: Count = None, window: Window = None,
                 step_range: Optional[str] = None, warmup_range: Optional[str] = None,
