@@ -262,6 +262,8 @@ def test_a_report_of_a_whole_launch_is_stored_as_its_ranks(tmp_path):
     add(whole, db=db)
     result = CliRunner().invoke(cli, ["runs", "add", *map(str, straggler), "--ranks", "--db", db])
     assert result.exit_code == 0, result.output
+    listed = json.loads(_invoke("runs", "list", "--db", db, "--format", "json"))
+    assert {r["id"]: (r["label"], r["ranks"]) for r in listed} == {1: ("ddp_whole", 2), 2: ("ddp_straggler.0", 2)}
     stored = json.loads(_invoke("runs", "diff", "1", "2", "--db", db, "--format", "json"))
     assert stored["headline"]["ranks"] == [2, 2], stored["headline"]
     assert stored["verdict"].startswith("No change beyond run-to-run noise"), stored["verdict"]

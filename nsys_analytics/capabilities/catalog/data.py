@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, or_, select
@@ -73,11 +74,14 @@ def _run_row(profiles: list[ProfileSummary], content: str, diagnosed: bool) -> d
     from ..diff.report import step_of
 
     first = min(profiles, key=lambda p: p.rank)
+    # the ranks of one report of a whole launch: the run is named by its file, not its first process ("pid 1321")
+    one_file = len(profiles) > 1 and len({p.path for p in profiles}) == 1
+    label = Path(first.path).stem if one_file else first.label
     demangled = [k.stat for p in profiles for k in p.kernel_stats("demangled")]
     step_name, step = step_of(profiles)
     modes = {p.attribution for p in profiles}
     return {
-        "content_hash": content, "label": first.label, "added_at": datetime.now(timezone.utc),
+        "content_hash": content, "label": label, "added_at": datetime.now(timezone.utc),
         "ranks": len(profiles), "attribution": modes.pop() if len(modes) == 1 else None, "diagnosed": diagnosed,
         "nsys_version": first.meta.get("nsys_version"), "capture_ns": first.meta.get("capture_ns"),
         "kernels": sum(s.instances for s in demangled), "kernel_ns": sum(s.total_ns for s in demangled),
