@@ -86,3 +86,29 @@ def test_a_damaged_memo_is_computed_again(cached, runs, profile):
         memo.write_text(damage)
         assert diagnose(profile, "--format", "json") == expected
     assert len(runs) == 6
+
+
+def test_read_directly_diagnose_joins_the_operations_to_their_launches_once(cached, profile, monkeypatch):
+    """Without the cache, _range_ops (every GPU operation joined to its launching call) is a view over the export
+    that gpu_starved and launch_bound each computed again; diagnose now holds it in a table once, which the view
+    reads: the same rows (and, above, the same output as the cached run's). With the cache it is stored, and nothing
+    is held."""
+    from nsys_analytics.data.cache import folder
+    from nsys_analytics.data.profile import Profile
+
+    def held_tables(p) -> list[str]:
+        query = "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE '%held'"
+        return [t for (t,) in p.con.execute(query).fetchall()]
+
+    monkeypatch.setattr(folder, "_disabled", True)
+    with Profile(profile) as p:
+        joined = p.sql("SELECT count(*), sum(launch_start_ns), sum(duration_ns) FROM _range_ops").rows
+        p.hold("_range_ops")
+        p.hold("_range_ops")  # once
+        assert held_tables(p) == ["_range_ops__held"]
+        assert p.sql("SELECT count(*), sum(launch_start_ns), sum(duration_ns) FROM _range_ops").rows == joined
+        assert p.sql("SELECT count(*) FROM _range_ops__held").rows == [(joined[0][0],)]
+    monkeypatch.setattr(folder, "_disabled", False)
+    with Profile(profile) as p:
+        p.hold("_range_ops")
+        assert held_tables(p) == [] and p.stores("_range_ops")

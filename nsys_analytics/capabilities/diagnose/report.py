@@ -89,6 +89,8 @@ def _diagnose(profile: Profile, rules: tuple[str, ...], window: Window, nsys_opt
     # the process holds nothing else: a 10 M-kernel _range_ops built after the pass, beside its arrays and tables,
     # took a first run to 1.7 GiB. prepare() only reads the names in the text.
     profile.prepare("\n".join(query_body(name) for name in ("_window_ops", *rules)))
+    if "launch_bound" in rules:  # it reads _range_ops twice where it fires (its rows, then the wait), gpu_starved once
+        profile.hold("_range_ops")  # read directly, the join of every operation to its launch is then made once
     window, about, scope = _window(profile, window, range_name, scope, step_range, warmup_range, warmup_steps)
     prepare_views(profile, window, graphs, "cuda_api_sync" in rules)
     _require_cuda_data(profile, window, about)
