@@ -211,6 +211,30 @@ def test_ranks_and_diff_pages(base):
     assert "kernels" in diff["tables"]
 
 
+def test_serving_a_report_of_a_whole_launch_alone_names_by_rank(capsys):
+    """ddp_whole served as one profile: the start-up says on stderr that it holds 2 processes and names
+    `serve --by-rank`, and its ranks page says the same; with --by-rank it is served as its 2 ranks."""
+    from nsys_analytics.capabilities.serve.pages import ranks as ranks_page
+    from nsys_analytics.core.errors import UsageError
+
+    from .conftest import rank_files
+
+    [whole] = rank_files("ddp_whole")
+    session = open_session([str(whole)])
+    try:
+        assert "This report holds 2 processes" in capsys.readouterr().err
+        with pytest.raises(UsageError, match="--by-rank for one report of a whole launch"):
+            ranks_page(session, {})
+    finally:
+        close_session(session)
+    session = open_session([str(whole)], by_rank=True)
+    try:
+        assert "This report holds" not in capsys.readouterr().err
+        assert len(ranks_page(session, {}).report.summary) == 2  # a row per rank
+    finally:
+        close_session(session)
+
+
 def test_the_diff_page_reads_a_report_of_a_whole_launch_as_its_ranks():
     """ddp_whole (one report of a 2-rank launch of ddp_straggler's workload) served against ddp_straggler's rank
     files: the page's verdict is `diff`'s, no change (read as one rank, it was a +100 % change of 1 vs 2 ranks)."""
@@ -284,7 +308,9 @@ def test_a_port_in_use_is_a_usage_error():
         taken.listen()
         port = taken.getsockname()[1]
         result = CliRunner().invoke(cli, ["serve", str(RANK0), "--port", str(port)])
-    assert result.exit_code == 2 and result.stderr.startswith("Error: cannot listen") and "Traceback" not in result.stderr
+    # the line before it notes that the file is one rank of a 2-rank job, as diagnose notes it
+    last = result.stderr.splitlines()[-1]
+    assert result.exit_code == 2 and last.startswith("Error: cannot listen") and "Traceback" not in result.stderr
 
 
 def test_the_command_prints_its_url_and_ctrl_c_ends_it():

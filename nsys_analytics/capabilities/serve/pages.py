@@ -109,7 +109,8 @@ def ranks(session, args: dict) -> Report:
 
     if session.pset is None or len(session.pset) < 2:
         what = "one profile is served as ranks" + (" (--vs serves a comparison, not ranks)" if session.vs else "")
-        raise UsageError(f"{what}: start `serve` with several ranks (files or a folder)")
+        raise UsageError(f"{what}: start `serve` with several ranks (files or a folder), or with --by-rank for one "
+                         "report of a whole launch")
     report = ranks_report(session.pset)
     return RanksOutput(report, [*report.notes])
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ...cli.profiles import open_profile
+from ...cli.profiles import note_one_rank, open_profile
 from ...cli.rules_option import RULES_OPTION
 from ...core.errors import UsageError
 from ...core.words import plural
@@ -74,6 +74,7 @@ def open_session(profiles: list[str], vs: list[str] = (), rules_files=(), by_ran
     pset = None
     if len(profiles) == 1 and _one_profile(Path(profiles[0])) and not by_rank:
         opened = [(Path(profiles[0]).name, "profile", open_profile(profiles[0]))]
+        note_one_rank(profiles[0], opened[0][2], by_rank="serve --by-rank")  # a whole launch: its ranks page
     else:
         from ...data.engine import make_engine
         from ...data.profile_set import ProfileSet
