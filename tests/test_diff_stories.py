@@ -181,6 +181,34 @@ def test_extra_matmuls_in_a_gpu_bound_step(base, new):
     assert h["kernel"]["new_ns"] - h["kernel"]["base_ns"] == pytest.approx(truth(new, "extra_ms"), rel=0.10)
 
 
+BATCH_32, BATCH_40 = ["gpt_big_b32_1", "gpt_big_b32_2"], ["gpt_big_b40_1", "gpt_big_b40_2"]
+
+
+@pytest.mark.parametrize("base,new", list(zip(BATCH_32, BATCH_40)))
+def test_a_larger_batch_makes_the_same_kernels_run_longer(base, new):
+    """Batch 32 -> 40 of a GPU-bound model, run alternately on one GPU: the workload's CUDA events put the step at
+    +24.0 %. The verdict finds step and kernel time beyond noise, each within a point of the events' change, led by
+    matmul kernels (most of the step's kernel time)."""
+    d = diff(export(base), export(new))
+    h, verdict = d["headline"], d["verdict"]
+    events = 100 * (truth(new, "gpu_ms") / truth(base, "gpu_ms") - 1)
+    assert 23 < events < 25
+    assert h["step"]["beyond_noise"] and h["kernel"]["beyond_noise"] and h["moved"] == "both", verdict
+    assert h["step"]["change_pct"] == pytest.approx(events, abs=1.0)
+    assert h["kernel"]["change_pct"] == pytest.approx(events, abs=1.0)
+    assert "mostly matmul kernels in" in verdict, verdict
+
+
+def test_runs_of_one_batch_read_no_change_and_the_two_batches_differ_run_by_run():
+    """Each batch's two runs read no change (their events moved by 0.1 %); the two runs of each, compared run by run
+    (Welch's t on the runs' means), read the change beyond noise."""
+    for a, b in (BATCH_32, BATCH_40):
+        assert abs(truth(a, "gpu_ms") / truth(b, "gpu_ms") - 1) < 0.002
+        assert diff(export(a), export(b))["verdict"].startswith("No change beyond run-to-run noise")
+    d = diff(*map(export, BATCH_32), "--vs", *map(export, BATCH_40))
+    assert d["headline"]["runs"] == [2, 2] and d["headline"]["step"]["beyond_noise"], d["verdict"]
+
+
 def test_identical_fsdp_runs_read_no_change():
     """The same 2-rank FSDP job three times: the CUDA-event step time moved by under 1 %; NCCL's kernel time moved
     by more than the kernel time's 1 % minimum effect (a collective waits for the last rank), so it is left out of
