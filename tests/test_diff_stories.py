@@ -199,6 +199,35 @@ def test_a_larger_batch_makes_the_same_kernels_run_longer(base, new):
     assert "mostly matmul kernels in" in verdict, verdict
 
 
+def test_a_new_tile_for_one_range_is_a_variant_there_while_the_old_tile_runs_on_elsewhere():
+    """At batch 40 cuBLAS runs final_matmul's 48 matmuls with nn_n_tilesize128x64x8 instead of nn_n_tilesize64x64x8,
+    which still runs the attention scores' 48 (nsys stats of each export: 96 -> 48 of the old, 0 -> 48 of the new).
+    The old kernel is on both sides, so the whole-kernel pairing could not pair them, and final_matmul read
+    `disappeared` and `appeared`; it now reads one `variant` row there, 4 -> 4 a step, and the rows still add up to
+    the kernel time's change."""
+    old, new = "nn_n_tilesize64x64x8", "nn_n_tilesize128x64x8"
+
+    def instances(run: str, tile: str) -> int:
+        rows = [r for r in oracle_rows(run) if f"_{tile}_" in r["Name"]]
+        return sum(int(r["Instances"]) for r in rows)
+
+    assert [instances(r, old) for r in ("gpt_big_b32_1", "gpt_big_b40_1")] == [96, 48]
+    assert [instances(r, new) for r in ("gpt_big_b32_1", "gpt_big_b40_1")] == [0, 48]
+    d = diff(export("gpt_big_b32_1"), export("gpt_big_b40_1"))
+    final = [r for r in d["kernels"] if r["range"] == ":final_matmul" and "xmma_gemm" in r["name"]]
+    assert [(r["status"], r["base_instances"], r["new_instances"]) for r in final] == [("variant", 4.0, 4.0)]
+    assert old in final[0]["name"].split(" -> ")[0] and new in final[0]["name"].split(" -> ")[1]
+    assert not [r for r in d["kernels"] if r["status"] in ("appeared", "disappeared")]
+    h = d["headline"]["kernel"]
+    assert sum(r["change_ns"] for r in d["kernels"]) == pytest.approx(h["new_ns"] - h["base_ns"], abs=1.0)
+
+
+def oracle_rows(run: str) -> list[dict]:
+    """nsys stats cuda_gpu_kern_sum of the export, as the GPU machine wrote it beside the fixture."""
+    with open(DIFF / f"{run}_cuda_gpu_kern_sum.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def test_runs_of_one_batch_read_no_change_and_the_two_batches_differ_run_by_run():
     """Each batch's two runs read no change (their events moved by 0.1 %); the two runs of each, compared run by run
     (Welch's t on the runs' means), read the change beyond noise."""
