@@ -317,34 +317,37 @@ def _kernel_table(b: Side, n: Side, contexts: tuple[dict, dict], alpha: float,
         split = _split_entry(entry, splits)
         moves = _moves(split, per) if _as_many(entry, per) else {}
         parts += [(part, test, q, moves.get(part[4])) for part in split]
-    rows = [_kernel_row(*part, None, None, alpha, per) for part in _range_variants(parts)]
+    variants, parts = _range_variants(parts)
+    rows = [_kernel_row(*part, None, None, alpha, per) for part in variants]
     rows += [_kernel_row(*part, test, q, alpha, per, moved) for part, test, q, moved in parts]
     rows.sort(key=lambda r: (-abs(r[5]), r[-1]))
     return Result(list(KERNEL_COLUMNS), rows, headers=_headers(KERNEL_COLUMNS, b.unit))
 
 
-def _range_variants(parts: list[tuple]) -> list[tuple]:
+def _range_variants(parts: list[tuple]) -> tuple[list[tuple], list[tuple]]:
     """Pair, in one NVTX range, a kernel part that is there on the base side only with one there on the new side
     only, of the same category and the same name but for template arguments and numbers (`variant_key`): a new
     tile for one matmul whose old kernel still runs elsewhere (batch 32 -> 40: `final_matmul`'s
     nn_n_tilesize64x64x8 -> nn_n_tilesize128x64x8, the old tile still used for the attention scores). Whole
-    kernels that left and came pair before (pair_variants); parts that moved between ranges are not loose. The
-    pairs are taken out of `parts` and returned as variant parts, with no rank test (a part's durations are its
-    whole kernel's)."""
+    kernels that left and came pair before (pair_variants); parts that moved between ranges are not loose.
+    `parts`: (part, test, q, moved). Returns (the variant parts, with no rank test: a part's durations are its whole
+    kernel's; the other parts as given)."""
     loose: dict[tuple, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
     for i, ((status, name, base, new, rng), _test, _q, moved) in enumerate(parts):
         if status != "variant" and moved is None and rng is not None and (base is None) != (new is None):
             side = base or new
             loose[(rng, side[0], variant_key(name))][0 if new is None else 1].append(i)
+    def heaviest_first(i: int) -> int:
+        base, new = parts[i][0][2:4]
+        return -(base or new)[1].total_ns
+
     pairs, taken = [], set()
     for (rng, _category, _key), (gone, came) in sorted(loose.items(), key=lambda kv: str(kv[0])):
-        by_time = (lambda i: -(parts[i][0][2] or parts[i][0][3])[1].total_ns)
-        for g, c in zip(sorted(gone, key=by_time), sorted(came, key=by_time)):
+        for g, c in zip(sorted(gone, key=heaviest_first), sorted(came, key=heaviest_first)):
             old, new = parts[g][0], parts[c][0]
             pairs.append(("variant", f"{old[1]} -> {new[1]}", old[2], new[3], rng))
             taken |= {g, c}
-    parts[:] = [p for i, p in enumerate(parts) if i not in taken]
-    return pairs
+    return pairs, [p for i, p in enumerate(parts) if i not in taken]
 
 
 def _headers(columns: dict[str, str], unit: str) -> list[str]:
