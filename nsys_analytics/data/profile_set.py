@@ -166,8 +166,7 @@ def whole_launch_note(sqlite_path, by_rank: str = "") -> str | None:
     """A sentence where the export holds several processes that ran kernels (a report of a whole launch, read as one
     profile); `by_rank`: the command that reads each process as a rank instead (`diagnose --by-rank`), where the
     command has the option. None for any other file, and for one that cannot be read."""
-    processes = _peek(sqlite_path, lambda con, tables: len(_context_processes(con, tables) or [])
-                      if "CUPTI_ACTIVITY_KIND_KERNEL" in tables else 0, 0)
+    processes = gpu_process_count(sqlite_path)
     if processes < 2:
         return None
     own = f"`{by_rank}` reads each process as a rank, and " if by_rank else ""
@@ -177,10 +176,15 @@ def whole_launch_note(sqlite_path, by_rank: str = "") -> str | None:
 
 
 def several_gpu_processes(sqlite_path) -> bool:
-    """Whether the export holds several processes that ran kernels (a report of a whole launch: one per rank), by
-    its small context table; False where it has none, or cannot be read."""
-    return _peek(sqlite_path, lambda con, tables: "CUPTI_ACTIVITY_KIND_KERNEL" in tables
-                 and len(_context_processes(con, tables) or []) > 1, False)
+    """Whether the export holds several processes that ran kernels (a report of a whole launch: one per rank)."""
+    return gpu_process_count(sqlite_path) > 1
+
+
+def gpu_process_count(sqlite_path) -> int:
+    """The processes of the export that ran kernels, by its small context table; 0 where it has none, or cannot be
+    read."""
+    return _peek(sqlite_path, lambda con, tables: len(_context_processes(con, tables) or [])
+                 if "CUPTI_ACTIVITY_KIND_KERNEL" in tables else 0, 0)
 
 
 def launch_of(sqlite_path) -> tuple[str, int] | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..categories import RuleSet
-from ..diff.data import rank_of, summarize, summarize_side
+from ..diff.data import as_member, rank_of, summarize, summarize_side, whole_launch
 from ..diff.summary import ProfileSummary
 
 
@@ -27,7 +27,7 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
             w.steady = s
         add_step_metrics(whole)
         return whole, None
-    if len(paths) == 1 and not _whole_launch(paths[0]):
+    if len(paths) == 1 and not whole_launch(paths[0]):
         from ...data.profile import Profile
 
         with Profile(paths[0]) as p:
@@ -41,21 +41,11 @@ def summarize_run(paths: list[str], rules: RuleSet, attribution: str = "none",
     return summaries, [f for _, f in results]
 
 
-def _whole_launch(path: str) -> bool:
-    """Whether the file is one report of several GPU processes (read as its ranks, as summarize_side(split=True))."""
-    from ...data.profile_set import several_gpu_processes
-
-    return str(path).endswith(".sqlite") and several_gpu_processes(path)
-
-
 def summarize_member(member, rules: RuleSet, attribution: str):
     """One rank of a ProfileSet (module level: process pools pickle it)."""
     with member.open() as p:
         summary, found = summarize_with_findings(p, rules, member.rank, attribution)
-    if member.pid is not None:
-        summary.label += f" pid {member.pid}"
-        summary.meta["pid"] = member.pid  # as diff's summarize_member: catalog/steps.py reads this process alone
-    return summary, found
+    return as_member(summary, member), found
 
 
 def summarize_with_findings(profile, rules: RuleSet, rank: int, attribution: str):

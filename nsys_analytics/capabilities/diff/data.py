@@ -188,9 +188,9 @@ def summarize_side(paths: list[str], rules: RuleSet, attribution: str = "process
     process environment, NCCL payloads, the file name or the input order; a report of a whole launch is split
     by process), summarized on its engine (a local process pool by default). `split`: one report of several GPU
     processes is read as its ranks too (diff: against the rank files of a launch, it read as one rank)."""
-    from ...data.profile_set import ProfileSet, several_gpu_processes
+    from ...data.profile_set import ProfileSet
 
-    one = not (split and str(paths[0]).endswith(".sqlite") and several_gpu_processes(paths[0]))
+    one = not (split and whole_launch(paths[0]))
     if len(paths) == 1 and one:
         return [summarize_file(paths[0], rules, rank_of(paths[0], 0), attribution, with_hash, window=window)]
 
@@ -201,11 +201,24 @@ def summarize_member(member, rules: RuleSet, attribution: str, with_hash: bool,
                      window: str = "steady") -> ProfileSummary:
     """`summarize` for one rank of a ProfileSet (module level: process pools pickle it)."""
     part = "" if member.pid is None else f"pid {member.pid}"
-    summary = summarize_file(member.path, rules, member.rank, attribution, with_hash, member.open, part, window)
-    if part:
-        summary.label += f" {part}"
-        summary.meta["pid"] = member.pid  # the process of the file it stands for (catalog/steps.py reads it alone)
+    return as_member(summarize_file(member.path, rules, member.rank, attribution, with_hash, member.open, part,
+                                    window), member)
+
+
+def as_member(summary: ProfileSummary, member) -> ProfileSummary:
+    """The summary of a rank that is one process of its file (a report of a whole launch) named so, its pid kept:
+    catalog/steps.py reads that process alone."""
+    if member.pid is not None:
+        summary.label += f" pid {member.pid}"
+        summary.meta["pid"] = member.pid
     return summary
+
+
+def whole_launch(path) -> bool:
+    """Whether the file is one report of several processes that ran kernels, read as its ranks (split)."""
+    from ...data.profile_set import several_gpu_processes
+
+    return str(path).endswith(".sqlite") and several_gpu_processes(path)
 
 
 def summarize_file(path: str | Path, rules: RuleSet, rank: int, attribution: str, with_hash: bool,

@@ -337,6 +337,7 @@ def _range_variants(parts: list[tuple]) -> tuple[list[tuple], list[tuple]]:
         if status != "variant" and moved is None and rng is not None and (base is None) != (new is None):
             side = base or new
             loose[(rng, side[0], variant_key(name))][0 if new is None else 1].append(i)
+
     def heaviest_first(i: int) -> int:
         base, new = parts[i][0][2:4]
         return -(base or new)[1].total_ns

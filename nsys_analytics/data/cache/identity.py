@@ -5,10 +5,10 @@ identity = the resolved path, a 128-bit digest of the file's bytes (digest.py), 
 counter at offset 24, page count at 28, schema cookie at 40) and, where a `-wal` file is beside it, that file's size
 and header (checkpoint sequence, salts). A file rewritten, edited in place (even with its size and mtime put back),
 replaced or truncated gets another identity, hence fresh answers; a file only touched or copied back unchanged keeps
-it. Hashing costs one read of the file (0.13 s for 1.9 GB in the page cache, on two cores); it is done once per version of the
-file: the digest is remembered under the file's facts (facts.py), which change with every write whatever the writer
-restores. The digest is XXH3, not a cryptographic hash: it tells versions of a file apart, it does not vouch for
-them.
+it. Hashing costs one read of the file (0.13 s for 1.9 GB in the page cache, on two cores); it is done once per
+version of the file: the digest is remembered under the file's facts (facts.py), which change with every write
+whatever the writer restores. The digest is XXH3, not a cryptographic hash: it tells versions of a file apart, it
+does not vouch for them.
 """
 
 from __future__ import annotations
